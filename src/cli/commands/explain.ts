@@ -1,0 +1,7 @@
+/** `spinup explain`: not built yet in this revision. */
+import { UsageError } from '../errors.js';
+import type { Io } from '../io-context.js';
+
+export async function explainCommand(_args: string[], _io: Io): Promise<number> {
+  throw new UsageError('the explain command is not available in this build yet');
+}

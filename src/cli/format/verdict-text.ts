@@ -1,0 +1,64 @@
+/** The verdict block people read: what happened, where, the line that proves it, and what to try. */
+import pc from 'picocolors';
+import { formatDuration } from '../../core/duration.js';
+import type { Evidence, LogLine, Verdict } from '../../core/events.js';
+
+type Colors = ReturnType<typeof pc.createColors>;
+
+const MAX_LINE = 220;
+
+export function formatVerdict(verdict: Verdict, options: { color: boolean; family?: string }): string {
+  const c = pc.createColors(options.color);
+  const family = options.family ? ` ${c.dim(options.family)}` : '';
+  switch (verdict.verdict) {
+    case 'ready':
+      return [
+        `${c.bold(c.green('READY'))}${family}  after ${formatDuration(verdict.elapsedMs)}`,
+        ...lineRow(c, 'ready line', verdict.decidedBy),
+      ].join('\n');
+    case 'failed':
+      return formatFailed(c, verdict, family);
+    case 'stalled':
+      return [
+        `${c.bold(c.yellow('STALLED'))}${family}  in stage ${c.bold(verdict.stage)}`,
+        row(c, 'silent for', `${formatDuration(verdict.silentMs ?? 0)} (budget ${formatDuration(verdict.budget?.ms ?? 0)}: ${verdict.budget?.detail ?? '?'})`),
+        row(c, 'why', verdict.reason),
+        row(c, 'elapsed', formatDuration(verdict.elapsedMs)),
+        ...lineRow(c, 'last line', verdict.lastLine),
+      ].join('\n');
+    case 'incomplete':
+      return [
+        `${c.bold(c.cyan('INCOMPLETE'))}${family}  the input ended before any verdict (last stage: ${verdict.stage})`,
+        ...lineRow(c, 'last line', verdict.lastLine),
+      ].join('\n');
+  }
+}
+
+function formatFailed(c: Colors, verdict: Verdict, family: string): string {
+  const lines = [`${c.bold(c.red('FAILED'))}${family}  ${c.bold(verdict.cause ?? 'unknown')}: ${verdict.message ?? verdict.reason}`];
+  lines.push(row(c, 'stage', `${verdict.stage}, ${formatDuration(verdict.elapsedMs)} after start`));
+  if (verdict.rule) lines.push(row(c, 'rule', verdict.rule));
+  const where = [verdict.rank, verdict.proc].filter(Boolean).join(', ');
+  if (where) lines.push(row(c, 'process', where));
+  verdict.evidence.forEach((evidence, index) => lines.push(...lineRow(c, index === 0 ? 'root cause' : '', evidence, c.red)));
+  if (verdict.symptoms.length > 0) {
+    const first = verdict.symptoms[0]!;
+    const more = verdict.symptoms.length > 1 ? ` (+${verdict.symptoms.length - 1} more)` : '';
+    lines.push(row(c, 'set aside', `line ${first.lineNo}: ${clip(first.text.trim(), 120)}${more}`));
+  }
+  if (verdict.hint) lines.push(row(c, 'hint', verdict.hint));
+  return lines.join('\n');
+}
+
+function row(c: Colors, label: string, value: string): string {
+  return `  ${c.dim(label.padEnd(10))} ${value}`;
+}
+
+function lineRow(c: Colors, label: string, line: LogLine | Evidence | undefined, paint: (s: string) => string = (s) => s): string[] {
+  if (!line) return [];
+  return [row(c, label, `${c.dim(`line ${line.lineNo}:`)} ${paint(clip(line.text, MAX_LINE))}`)];
+}
+
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

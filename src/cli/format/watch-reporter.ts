@@ -1,0 +1,144 @@
+/**
+ * What `watch` and `run` print while a start goes on: on a TTY one status line updated in
+ * place, otherwise one line per stage change; with --json one JSON event per line.
+ */
+import pc from 'picocolors';
+import { formatDuration } from '../../core/duration.js';
+import type { Verdict } from '../../core/events.js';
+import type { Session, SessionEvent } from '../../core/session.js';
+import { write, type Io } from '../io-context.js';
+import { eventJson } from './verdict-json.js';
+import { clip, formatVerdict } from './verdict-text.js';
+
+export type ReportMode = 'status' | 'lines' | 'json' | 'quiet';
+
+export class WatchReporter {
+  private statusShown = false;
+  private readonly c: ReturnType<typeof pc.createColors>;
+
+  constructor(
+    private readonly io: Io,
+    private readonly mode: ReportMode,
+    color: boolean,
+    private readonly session: Session,
+    private readonly extraJson: Record<string, unknown> = {},
+  ) {
+    this.c = pc.createColors(color);
+  }
+
+  events(events: SessionEvent[]): void {
+    for (const event of events) {
+      if (this.mode === 'json') {
+        write(this.io.stdout, `${JSON.stringify(eventJson(event))}\n`);
+      } else if (this.mode === 'lines' && event.type !== 'verdict') {
+        const line = this.describe(event);
+        if (line) write(this.io.stderr, `${line}\n`);
+      }
+    }
+    if (this.mode === 'status') this.refresh();
+  }
+
+  notice(notice: { type: string; path?: string; detail?: string }): void {
+    if (this.mode === 'json') {
+      write(this.io.stdout, `${JSON.stringify({ type: 'notice', notice: notice.type, path: notice.path, detail: notice.detail })}\n`);
+      return;
+    }
+    if (this.mode === 'quiet') return;
+    this.clearStatus();
+    write(this.io.stderr, `${this.c.dim('spinup:')} ${noticeText(notice)}\n`);
+  }
+
+  refresh(): void {
+    if (this.mode !== 'status') return;
+    const text = this.statusText();
+    if (!text) return;
+    const width = Math.max(20, (this.io.stderr as { columns?: number }).columns ?? 100);
+    write(this.io.stderr, `\r\x1b[2K${clip(text, width - 1)}`);
+    this.statusShown = true;
+  }
+
+  /** The final block: the verdict, or where things stood. */
+  verdict(verdict: Verdict): void {
+    this.clearStatus();
+    if (this.mode === 'json') return; // the verdict event was already printed
+    write(this.io.stdout, `${formatVerdict(verdict, { color: this.c.isColorSupported, family: this.session.pack?.name })}\n`);
+  }
+
+  message(text: string): void {
+    this.clearStatus();
+    if (this.mode === 'json') {
+      write(this.io.stdout, `${JSON.stringify({ type: 'message', text, ...this.extraJson })}\n`);
+    } else {
+      write(this.io.stderr, `${text}\n`);
+    }
+  }
+
+  /** One line: stage, time in stage, total time, last progress. */
+  statusText(): string | undefined {
+    const classifier = this.session.classifier;
+    if (!classifier) return undefined;
+    const state = classifier.state;
+    if (state.startedAt === undefined) return undefined;
+    const now = this.session.now;
+    const progress = state.progress ? ` (${state.progress.unit} ${state.progress.current}${state.progress.total !== undefined ? `/${state.progress.total}` : ''})` : '';
+    return `${this.c.bold(state.stage)} ${formatDuration(now - state.stageSince)}${progress} · total ${formatDuration(now - state.startedAt)}`;
+  }
+
+  /** Where things stood, for Ctrl-C and timeouts. */
+  standing(): string {
+    const state = this.session.classifier?.state;
+    const status = this.statusText() ?? 'no log line seen yet';
+    const last = state?.lastLine ? `\n  last line ${state.lastLine.lineNo}: ${clip(state.lastLine.text, 200)}` : '';
+    return `${status}${last}`;
+  }
+
+  private clearStatus(): void {
+    if (this.statusShown) {
+      write(this.io.stderr, '\r\x1b[2K');
+      this.statusShown = false;
+    }
+  }
+
+  private describe(event: SessionEvent): string | undefined {
+    const elapsed = (at: number): string => {
+      const start = this.session.classifier?.state.startedAt ?? at;
+      return `[${formatDuration(at - start).padStart(6)}]`;
+    };
+    switch (event.type) {
+      case 'family':
+        return `${this.c.dim('spinup:')} family ${event.family}${event.detected ? (event.certain ? ' (detected)' : ' (guessed)') : ''}`;
+      case 'stage':
+        return `${elapsed(event.at)} stage ${this.c.bold(event.stage)}${event.reentered ? ' (again)' : ''}  ${this.c.dim(`line ${event.line.lineNo}`)}`;
+      case 'warning':
+        return `${elapsed(event.at)} ${this.c.yellow('warning')} ${event.message}  ${this.c.dim(`line ${event.line.lineNo}`)}`;
+      case 'restart':
+        return `${elapsed(event.at)} a new run starts at line ${event.line.lineNo}; earlier lines no longer count`;
+      case 'after-ready-failure':
+        return `${elapsed(event.at)} ${this.c.red('crash after ready')}: ${event.message}  ${this.c.dim(`line ${event.line.lineNo}`)}`;
+      default:
+        return undefined;
+    }
+  }
+}
+
+function noticeText(notice: { type: string; path?: string; detail?: string }): string {
+  const path = notice.path ?? 'the log';
+  switch (notice.type) {
+    case 'waiting':
+      return `waiting for ${path} to appear`;
+    case 'appeared':
+      return `${path} appeared`;
+    case 'rotated':
+      return `${path} was rotated; following the new file`;
+    case 'truncated':
+      return `${path} was truncated; reading it from the start`;
+    case 'deleted':
+      return `${path} was deleted; waiting for it to come back`;
+    case 'not-a-file':
+      return `${path} is not a regular file${notice.detail ? ` (${notice.detail})` : ''}; waiting`;
+    case 'unreadable':
+      return `cannot read ${path}${notice.detail ? `: ${notice.detail}` : ''}; retrying`;
+    default:
+      return `${notice.type}${notice.detail ? `: ${notice.detail}` : ''}`;
+  }
+}

@@ -1,0 +1,23 @@
+/** What a command may touch of the outside world; tests pass fakes, `bin.ts` passes the process's own. */
+import type { Readable, Writable } from 'node:stream';
+
+export interface Io {
+  argv: string[];
+  stdin: Readable;
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stderr: Writable & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Aborted on Ctrl-C / SIGTERM. */
+  signal?: AbortSignal;
+}
+
+export function useColor(io: Io, stream: 'stdout' | 'stderr' = 'stdout'): boolean {
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
+  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return true;
+  return Boolean(io[stream].isTTY);
+}
+
+export function write(stream: Writable, text: string): void {
+  if (!stream.destroyed && stream.writable) stream.write(text);
+}

@@ -1,0 +1,157 @@
+/** Compiles pack sources (the family file and the files it includes) into one ready-to-run pack. */
+import { parseDuration } from './duration.js';
+import type {
+  CompiledFailure,
+  CompiledMarker,
+  CompiledPack,
+  CompiledRule,
+  PackSource,
+  RuleKind,
+  RuleSource,
+} from './pack-types.js';
+import { STAGES, type Stage } from './vocabulary.js';
+
+const DEFAULT_BUDGET_MS = 30 * 60_000;
+const DEFAULT_SETTLE_MS = 5_000;
+
+/** A rule whose pattern does not compile; the loader turns this into a positioned diagnostic. */
+export class RuleCompileError extends Error {
+  constructor(
+    readonly pack: string,
+    readonly ruleId: string,
+    readonly detail: string,
+  ) {
+    super(`${pack}: rule ${ruleId}: ${detail}`);
+    this.name = 'RuleCompileError';
+  }
+}
+
+export function compileRegex(pattern: string, ignoreCase = false, where?: { pack: string; id: string }): RegExp {
+  try {
+    return new RegExp(pattern, ignoreCase ? 'i' : '');
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new RuleCompileError(where?.pack ?? '?', where?.id ?? '?', detail);
+  }
+}
+
+/** `sources[0]` is the family pack; the rest are its includes, in order. Family rules come first. */
+export function compilePack(sources: PackSource[]): CompiledPack {
+  const family = sources[0];
+  if (!family) throw new Error('compilePack needs at least one pack source');
+  let order = 0;
+  const base = (source: RuleSource, kind: RuleKind, pack: string): CompiledRule => ({
+    id: source.id,
+    kind,
+    regex: compileRegex(source.pattern, source.ignore_case, { pack, id: source.id }),
+    description: source.description,
+    pack,
+    order: order++,
+  });
+
+  const pack: CompiledPack = {
+    name: family.pack,
+    files: sources.map((s) => s.pack),
+    detect: [],
+    prefixes: [],
+    markers: [],
+    progress: [],
+    ready: [],
+    heartbeats: [],
+    benign: [],
+    failures: [],
+    frameFailures: [],
+    budgets: {},
+    stageRank: rankStages(family),
+    defaultBudgetMs: DEFAULT_BUDGET_MS,
+    settleMs: DEFAULT_SETTLE_MS,
+    allRules: [],
+  };
+
+  for (const source of sources) {
+    const name = source.pack;
+    const timing = source.timing ?? {};
+    // The family's own timing wins over shared defaults: apply includes first, family last.
+    if (source !== family) applyTiming(pack, timing);
+    for (const rule of source.detect ?? []) pack.detect.push(base(rule, 'detect', name));
+    for (const rule of source.prefixes ?? []) pack.prefixes.push({ ...base(rule, 'prefix', name), logger: rule.logger ?? false });
+    for (const stage of source.stages ?? []) {
+      if (stage.budget !== undefined) pack.budgets[stage.stage] ??= requireDuration(stage.budget, name, `stage ${stage.stage}`);
+      for (const rule of stage.markers) pack.markers.push(marker(base(rule, 'stage', name), stage.stage, rule));
+    }
+    for (const rule of source.progress ?? []) {
+      pack.progress.push({ ...base(rule, 'progress', name), stage: rule.stage, unit: rule.unit ?? 'steps' });
+    }
+    for (const rule of source.ready ?? []) {
+      pack.ready.push({
+        ...base(rule, 'ready', name),
+        holdMs: rule.hold === undefined ? 0 : requireDuration(rule.hold, name, rule.id),
+        confirm: (rule.confirm ?? []).map((p) => compileRegex(p, rule.ignore_case, { pack: name, id: rule.id })),
+      });
+    }
+    for (const rule of source.heartbeats ?? []) {
+      pack.heartbeats.push({ ...base(rule, 'heartbeat', name), stallAfter: rule.stall_after });
+    }
+    for (const rule of source.benign ?? []) pack.benign.push(base(rule, 'benign', name));
+    for (const rule of source.failures ?? []) {
+      const failure: CompiledFailure = {
+        ...base(rule, 'failure', name),
+        cause: rule.cause,
+        role: rule.role ?? 'cause',
+        fatal: rule.fatal ?? true,
+        final: rule.final ?? false,
+        message: rule.message,
+        hint: rule.hint,
+      };
+      if (rule.in_frame !== undefined || rule.in_traceback !== undefined) {
+        if (rule.in_frame !== undefined) failure.inFrame = compileRegex(rule.in_frame, rule.ignore_case, { pack: name, id: rule.id });
+        if (rule.in_traceback !== undefined) failure.inTraceback = compileRegex(rule.in_traceback, rule.ignore_case, { pack: name, id: rule.id });
+        pack.frameFailures.push(failure);
+      } else {
+        pack.failures.push(failure);
+      }
+    }
+  }
+  applyTiming(pack, family.timing ?? {});
+  pack.allRules = [
+    ...pack.detect,
+    ...pack.prefixes,
+    ...pack.markers,
+    ...pack.progress,
+    ...pack.ready,
+    ...pack.heartbeats,
+    ...pack.benign,
+    ...pack.failures,
+    ...pack.frameFailures,
+  ].sort((a, b) => a.order - b.order);
+  return pack;
+}
+
+/** Stages in the family's own order; stages it does not list keep their place in the design's order. */
+function rankStages(family: PackSource): Record<Stage, number> {
+  const listed = (family.stages ?? []).map((s) => s.stage);
+  const order: Stage[] = [...listed];
+  for (const stage of STAGES) {
+    if (stage === 'none' || stage === 'ready' || order.includes(stage)) continue;
+    const before = STAGES.slice(0, STAGES.indexOf(stage)).reverse().find((s) => order.includes(s));
+    order.splice(before ? order.indexOf(before) + 1 : 0, 0, stage);
+  }
+  const rank = { none: -1, ready: order.length } as Record<Stage, number>;
+  order.forEach((stage, index) => (rank[stage] = index));
+  return rank;
+}
+
+function marker(rule: CompiledRule, stage: Stage, source: { restart?: boolean; reenter_from?: Stage }): CompiledMarker {
+  return { ...rule, stage, restart: source.restart ?? false, reenterFrom: source.reenter_from };
+}
+
+function applyTiming(pack: CompiledPack, timing: { default_budget?: string; settle?: string }): void {
+  if (timing.default_budget !== undefined) pack.defaultBudgetMs = requireDuration(timing.default_budget, pack.name, 'timing.default_budget');
+  if (timing.settle !== undefined) pack.settleMs = requireDuration(timing.settle, pack.name, 'timing.settle');
+}
+
+function requireDuration(text: string, pack: string, where: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new RuleCompileError(pack, where, `unparsable duration "${text}"`);
+  return ms;
+}

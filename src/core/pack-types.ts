@@ -1,0 +1,173 @@
+/**
+ * The shape of a rule pack: first as written in YAML (`*Source`), then compiled once at the edge
+ * (`Compiled*`) so the classifier only ever runs prepared regular expressions.
+ */
+import type { Cause, Stage } from './vocabulary.js';
+
+export interface RuleSource {
+  id: string;
+  pattern: string;
+  description: string;
+  /** Adds the `i` flag. */
+  ignore_case?: boolean;
+  /** Fixtures or upstream source that justify the rule (provenance for rule owners). */
+  fixtures?: string[];
+  source?: string;
+  /** Why no fixture exercises this rule yet (coverage accepts the rule when this is given). */
+  untested?: string;
+}
+
+export interface PrefixRuleSource extends RuleSource {
+  /** True when this prefix is the server's own logger: a traceback under it was logged, not uncaught. */
+  logger?: boolean;
+}
+
+export interface MarkerRuleSource extends RuleSource {
+  /** This marker starts a new run of the server (a later run in the same file resets the state). */
+  restart?: boolean;
+  /** This marker may re-enter its (earlier) stage when the current stage is this one or later. */
+  reenter_from?: Stage;
+}
+
+export interface StageSource {
+  stage: Stage;
+  /** Longest silence (no progress, no new line but heartbeats) tolerated in this stage. */
+  budget?: string;
+  markers: MarkerRuleSource[];
+}
+
+export interface ProgressRuleSource extends RuleSource {
+  /** Entering this stage if not already there or beyond (logs at WARNING level show only bars). */
+  stage?: Stage;
+  /** What is being counted, for people: `shards`, `batches`. */
+  unit?: string;
+}
+
+export interface ReadyRuleSource extends RuleSource {
+  /** Hold the ready verdict this long: a retraction (a bind error) can still follow. */
+  hold?: string;
+  /** Lines that confirm a held ready at once (`Uvicorn running on`). */
+  confirm?: string[];
+}
+
+export interface HeartbeatRuleSource extends RuleSource {
+  /** This many repeats with no progress between them is the server's own report of a hang. */
+  stall_after?: number;
+}
+
+export type FailureRole = 'cause' | 'symptom';
+
+export interface FailureRuleSource extends RuleSource {
+  cause: Cause;
+  /** `cause`: the line names what went wrong. `symptom`: it says the start is dead, the cause is elsewhere. */
+  role?: FailureRole;
+  /** False for lines that explain a failure when one happens but do not by themselves end the start. */
+  fatal?: boolean;
+  /** The server is exiting: no better root cause will follow. */
+  final?: boolean;
+  /**
+   * Only for the exception line that closes a traceback whose innermost frame's file matches
+   * this pattern (an assertion inside a kernel library is a kernel error, whatever its text).
+   */
+  in_frame?: string;
+  /** Like `in_frame`, but any frame of the traceback may match (an error inside the draft worker). */
+  in_traceback?: string;
+  message: string;
+  hint: string;
+}
+
+export interface TimingSource {
+  /** Budget for stages that do not name one. */
+  default_budget?: string;
+  /** After a fatal line without a clear cause, how long to wait for the cause to show. */
+  settle?: string;
+}
+
+export interface PackSource {
+  pack: string;
+  description: string;
+  include?: string[];
+  timing?: TimingSource;
+  detect?: RuleSource[];
+  prefixes?: PrefixRuleSource[];
+  stages?: StageSource[];
+  progress?: ProgressRuleSource[];
+  ready?: ReadyRuleSource[];
+  heartbeats?: HeartbeatRuleSource[];
+  benign?: RuleSource[];
+  failures?: FailureRuleSource[];
+}
+
+export type RuleKind = 'detect' | 'prefix' | 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure';
+
+export interface CompiledRule {
+  id: string;
+  kind: RuleKind;
+  regex: RegExp;
+  description: string;
+  /** Which pack file defined it (for diagnostics and coverage). */
+  pack: string;
+  /** Order within the merged pack: earlier rules win ties. */
+  order: number;
+}
+
+export interface CompiledPrefix extends CompiledRule {
+  logger: boolean;
+}
+
+export interface CompiledMarker extends CompiledRule {
+  stage: Stage;
+  restart: boolean;
+  reenterFrom?: Stage;
+}
+
+export interface CompiledProgress extends CompiledRule {
+  stage?: Stage;
+  unit: string;
+}
+
+export interface CompiledReady extends CompiledRule {
+  holdMs: number;
+  confirm: RegExp[];
+}
+
+export interface CompiledHeartbeat extends CompiledRule {
+  stallAfter?: number;
+}
+
+export interface CompiledFailure extends CompiledRule {
+  cause: Cause;
+  role: FailureRole;
+  fatal: boolean;
+  final: boolean;
+  inFrame?: RegExp;
+  inTraceback?: RegExp;
+  message: string;
+  hint: string;
+}
+
+export interface CompiledPack {
+  name: string;
+  /** Files the pack was built from, family file first. */
+  files: string[];
+  detect: CompiledRule[];
+  prefixes: CompiledPrefix[];
+  markers: CompiledMarker[];
+  progress: CompiledProgress[];
+  ready: CompiledReady[];
+  heartbeats: CompiledHeartbeat[];
+  benign: CompiledRule[];
+  failures: CompiledFailure[];
+  /** Failures judged by the frame an exception was raised in (see `in_frame`). */
+  frameFailures: CompiledFailure[];
+  budgets: Partial<Record<Stage, number>>;
+  /**
+   * Startup order of this family, from the order of its `stages` list (vLLM compiles before
+   * it sizes the KV cache; SGLang the other way round). `none` is -1, `ready` is last.
+   */
+  stageRank: Record<Stage, number>;
+  defaultBudgetMs: number;
+  settleMs: number;
+  /** Every rule, for coverage and explain. */
+  allRules: CompiledRule[];
+}

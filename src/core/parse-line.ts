@@ -1,0 +1,76 @@
+/**
+ * Peels the prefixes off a frame: foreign wrappers (docker compose, Buildkite, k8s viewers, an
+ * application's own logger) and the server's own timestamp and rank/process tags, in any order
+ * and any number, so rules can match the message itself.
+ */
+import type { CompiledPrefix } from './pack-types.js';
+
+/** The timestamp fields a prefix rule captured, as written in the log. */
+export interface TimeParts {
+  /** `YYYY-MM-DD` (or `/` separated). */
+  date?: string;
+  /** Month and day without a year: `MM-DD` or `MMDD` (vLLM, glog, SGLang diffusion). */
+  md?: string;
+  /** `HH:MM:SS`. */
+  time?: string;
+  /** Fractional seconds digits. */
+  frac?: string;
+  /** Which prefix rule read it: each timestamp format keeps its own offset. */
+  source?: string;
+}
+
+export interface ParsedFrame {
+  /** The guarded frame as a whole (colour stripped); what reports quote. */
+  text: string;
+  /** The frame with every recognised prefix removed; what rules match. */
+  body: string;
+  time?: TimeParts;
+  /** Rank tag, e.g. `TP3`, `DP0 TP1`, `rank=1`. */
+  rank?: string;
+  /** Process tag, e.g. `EngineCore_DP0 pid=12`. */
+  proc?: string;
+  level?: string;
+  /** True when the server's own logger wrote this line (not a raw print or an uncaught traceback). */
+  logged: boolean;
+}
+
+const MAX_PEELS = 8;
+
+export function parseFrame(text: string, prefixes: readonly CompiledPrefix[]): ParsedFrame {
+  const frame: ParsedFrame = { text, body: text, logged: false };
+  if (text === '') return frame;
+  let body = text;
+  for (let peel = 0; peel < MAX_PEELS; peel++) {
+    const hit = firstPrefix(body, prefixes);
+    if (!hit) break;
+    absorb(frame, hit.prefix, hit.groups);
+    body = body.slice(hit.length);
+  }
+  frame.body = body;
+  return frame;
+}
+
+function firstPrefix(
+  body: string,
+  prefixes: readonly CompiledPrefix[],
+): { prefix: CompiledPrefix; groups: Record<string, string | undefined>; length: number } | undefined {
+  for (const prefix of prefixes) {
+    const match = prefix.regex.exec(body);
+    if (match && match.index === 0 && match[0].length > 0) {
+      return { prefix, groups: match.groups ?? {}, length: match[0].length };
+    }
+  }
+  return undefined;
+}
+
+function absorb(frame: ParsedFrame, prefix: CompiledPrefix, groups: Record<string, string | undefined>): void {
+  if (groups.time !== undefined || groups.date !== undefined || groups.md !== undefined) {
+    frame.time = { date: groups.date, md: groups.md, time: groups.time, frac: groups.frac, source: prefix.id };
+  }
+  const rank = groups.rank?.trim();
+  if (rank) frame.rank = rank;
+  const proc = groups.proc?.trim();
+  if (proc) frame.proc = proc;
+  if (groups.level) frame.level = groups.level;
+  if (prefix.logger) frame.logged = true;
+}

@@ -1,0 +1,59 @@
+/** Everything the classifier knows about the current run of the server. Reset when a new run starts. */
+import type { Evidence, LogLine, ProgressInfo, Verdict } from './events.js';
+import type { Candidate } from './root-cause.js';
+import { TracebackTracker } from './traceback.js';
+import type { Stage } from './vocabulary.js';
+
+export interface RunState {
+  stage: Stage;
+  stageSince: number;
+  /** Log time of the run's first line. */
+  startedAt: number | undefined;
+  /** Last line that was not a heartbeat: silence is measured from here. */
+  lastActivityAt: number | undefined;
+  lastLine: LogLine | undefined;
+  /** Something past the launch happened: a restart marker now means a new run. */
+  progressed: boolean;
+  progress: ProgressInfo | undefined;
+  barPositions: Map<string, number>;
+  heartbeats: Map<string, number>;
+  candidates: Candidate[];
+  symptoms: Evidence[];
+  /** A fatal line was seen; the verdict waits (briefly) for the root cause to show. */
+  failing: { at: number; line: LogLine; final: boolean } | undefined;
+  /** An exception Python printed itself: the process is dying unless the start carries on. */
+  uncaught: { at: number; line: LogLine } | undefined;
+  pendingReady: { at: number; holdMs: number; line: LogLine; rule: string } | undefined;
+  verdict: Verdict | undefined;
+  tracebacks: TracebackTracker;
+  /** Index into candidates of the last exception no rule named (for chained tracebacks). */
+  lastGenericIndex: number | undefined;
+  /** The last wrapper that carried a cause: a traceback it opens explains it. */
+  lastSymptom: { candidate: Candidate; lineNo: number; used?: boolean } | undefined;
+  /** Frames still to attach to the last candidate (an exception message wrapped over lines). */
+  continuation: { candidate: Candidate; left: number } | undefined;
+}
+
+export function newRun(): RunState {
+  return {
+    stage: 'none',
+    stageSince: 0,
+    startedAt: undefined,
+    lastActivityAt: undefined,
+    lastLine: undefined,
+    progressed: false,
+    progress: undefined,
+    barPositions: new Map(),
+    heartbeats: new Map(),
+    candidates: [],
+    symptoms: [],
+    failing: undefined,
+    uncaught: undefined,
+    pendingReady: undefined,
+    verdict: undefined,
+    tracebacks: new TracebackTracker(),
+    lastGenericIndex: undefined,
+    continuation: undefined,
+    lastSymptom: undefined,
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Drives a classifier with time taken from the log itself (its timestamps and tqdm's elapsed
+ * fields). Given wall-clock readings as well, it runs live: log time while lines catch up,
+ * wall time across the silences in between. Pure: every clock reading is an argument.
+ */
+import type { Classifier } from './classifier.js';
+import type { ClassifierEvent } from './events.js';
+import { guardFrames } from './line-guard.js';
+import { LogClock } from './log-clock.js';
+
+/** `# [... gap in source ...]`: text missing from a capture, not part of the log. */
+export function isGapMarker(line: string): boolean {
+  return line.startsWith('# [') && /^# \[\.\.\.? ?gap\b/i.test(line);
+}
+
+export class Timeline {
+  readonly clock = new LogClock();
+  private lineNo = 0;
+  private lastNow = 0;
+  private anchor: { log: number; wall: number } | undefined;
+
+  constructor(readonly classifier: Classifier) {}
+
+  /** The time the classifier last saw. */
+  get now(): number {
+    return this.lastNow;
+  }
+
+  get lastLineNo(): number {
+    return this.lineNo;
+  }
+
+  /** Feeds one physical line; `wall` (ms) is given when running live. */
+  push(raw: string, options: { lineNo?: number; wall?: number } = {}): ClassifierEvent[] {
+    this.lineNo = options.lineNo ?? this.lineNo + 1;
+    if (isGapMarker(raw)) {
+      this.clock.gap();
+      return [];
+    }
+    const events: ClassifierEvent[] = [];
+    for (const text of guardFrames(raw)) {
+      const frame = this.classifier.parse(text);
+      const match = this.classifier.match(frame);
+      let logNow = this.clock.observe(frame.time);
+      if (match.progress?.elapsedMs !== undefined) logNow = this.clock.observeBar(match.progress.key, match.progress.elapsedMs);
+      const now = this.toNow(logNow, options.wall);
+      events.push(...this.classifier.tick(now), ...this.classifier.feedMatch(match, now, this.lineNo));
+    }
+    return events;
+  }
+
+  /** Lets time pass with no new line: `wall` when live, or `idleMs` of log time in replay. */
+  tick(options: { wall?: number; idleMs?: number } = {}): ClassifierEvent[] {
+    const now = options.wall !== undefined ? this.toNow(this.clock.now, options.wall) : this.lastNow + (options.idleMs ?? 0);
+    this.lastNow = Math.max(this.lastNow, now);
+    return this.classifier.tick(this.lastNow);
+  }
+
+  end(): ClassifierEvent[] {
+    return this.classifier.end(this.lastNow);
+  }
+
+  private toNow(logNow: number, wall: number | undefined): number {
+    if (wall === undefined) {
+      this.lastNow = Math.max(this.lastNow, logNow);
+      return this.lastNow;
+    }
+    // Live: the log's own time when it moves (a backlog read at once keeps its real gaps),
+    // plus the wall time that passed since it last moved (real silence).
+    if (!this.anchor || logNow > this.anchor.log) this.anchor = { log: logNow, wall };
+    this.lastNow = Math.max(this.lastNow, this.anchor.log + (wall - this.anchor.wall));
+    return this.lastNow;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Follows Python tracebacks through a log, so the final exception line of each one can be
+ * weighed as a root cause even when no rule names it. Interleaved lines from other processes
+ * are tolerated: only a line shaped like `pkg.SomeError: message` closes a traceback.
+ */
+import type { ParsedFrame } from './parse-line.js';
+
+export interface TracebackException {
+  /** The exception line as the log shows it (prefixes included). */
+  text: string;
+  /** Root-cause lines to report: the exception line, the failing source line when the message is empty. */
+  evidence: string[];
+  /** Printed by Python itself (no logger prefix, not a thread): the process that raised it is dying. */
+  uncaught: boolean;
+  /** `handling`: raised while handling an earlier exception, so it supersedes that one. */
+  chained?: 'handling' | 'cause';
+  /** The file of the innermost frame (where it was raised). */
+  frameFile?: string;
+  /** Every frame file of the traceback, outermost first. */
+  frameFiles: string[];
+}
+
+const START = 'Traceback (most recent call last):';
+const EXCEPTION = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?::(?:\s(.*))?)?$/;
+// `INFO:     Started server process` is uvicorn, not an exception named INFO.
+const LEVEL_WORDS = new Set(['INFO', 'WARNING', 'WARN', 'ERROR', 'DEBUG', 'CRITICAL', 'FATAL', 'NOTE', 'TRACE']);
+/** Lines from other processes may interleave; give up on a traceback that never closes. */
+const MAX_TRACEBACK_LINES = 400;
+const MAX_FRAMES = 200;
+
+/** What a frame is to the traceback being read. */
+export type TracebackRole = 'start' | 'code' | 'exception' | 'outside';
+
+export class TracebackTracker {
+  /** The role of the frame pushed last: rules skip `code` (a frame's source line quotes messages). */
+  role: TracebackRole = 'outside';
+  /** Physical line of the current traceback's first line. */
+  startLine = 0;
+  private inside = false;
+  private uncaught = false;
+  private chained: TracebackException['chained'];
+  private pendingChain: TracebackException['chained'];
+  private lastCode = '';
+  private lastFile = '';
+  private files: string[] = [];
+  private lines = 0;
+  private previous = '';
+
+  /** Feeds one frame; returns the exception that closes a traceback, if this frame is one. */
+  push(frame: ParsedFrame, lineNo = 0): TracebackException | undefined {
+    this.role = 'outside';
+    const exception = this.read(frame, lineNo);
+    if (exception) this.role = 'exception';
+    return exception;
+  }
+
+  private read(frame: ParsedFrame, lineNo: number): TracebackException | undefined {
+    const body = frame.body;
+    const previous = this.previous;
+    if (body.trim() !== '') this.previous = body;
+    if (body.includes(START)) {
+      this.inside = true;
+      this.uncaught = !frame.logged && !/Exception in thread\b/.test(previous) && !/Exception in thread\b/.test(body);
+      this.chained = this.pendingChain;
+      this.pendingChain = undefined;
+      this.lastCode = '';
+      this.lastFile = '';
+      this.files = [];
+      this.lines = 0;
+      this.role = 'start';
+      this.startLine = lineNo;
+      return undefined;
+    }
+    if (body.startsWith('During handling of the above exception')) this.pendingChain = 'handling';
+    else if (body.startsWith('The above exception was the direct cause')) this.pendingChain = 'cause';
+    if (!this.inside) {
+      // A traceback whose header was lost (a paste, a gap in the capture) still shows its frames.
+      if (!body.startsWith('  File "')) return undefined;
+      this.inside = true;
+      this.uncaught = !frame.logged;
+      this.chained = undefined;
+      this.lastCode = '';
+      this.lastFile = '';
+      this.files = [];
+      this.lines = 0;
+      this.role = 'code';
+      this.startLine = lineNo;
+      return undefined;
+    }
+    if (++this.lines > MAX_TRACEBACK_LINES) {
+      this.inside = false;
+      return undefined;
+    }
+    const trimmed = body.trimStart();
+    if (trimmed.startsWith('File "')) {
+      this.lastFile = trimmed.slice(6, trimmed.indexOf('"', 6));
+      if (this.files.length < MAX_FRAMES) this.files.push(this.lastFile);
+    }
+    if (trimmed === '' || body !== trimmed || trimmed.startsWith('[Previous line repeated')) {
+      if (trimmed !== '' && !trimmed.startsWith('File "') && !/^[\^~\s]+$/.test(trimmed)) this.lastCode = trimmed;
+      if (trimmed !== '') this.role = 'code';
+      return undefined;
+    }
+    const match = EXCEPTION.exec(trimmed);
+    if (!match || !looksLikeExceptionName(match[1]!)) return undefined;
+    this.inside = false;
+    const evidence = match[2] === undefined && this.lastCode !== '' ? [this.lastCode, frame.text] : [frame.text];
+    return { text: frame.text, evidence, uncaught: this.uncaught, chained: this.chained, frameFile: this.lastFile || undefined, frameFiles: this.files };
+  }
+}
+
+function looksLikeExceptionName(name: string): boolean {
+  const last = name.slice(name.lastIndexOf('.') + 1);
+  if (last === 'Traceback' || LEVEL_WORDS.has(name)) return false;
+  return /^[A-Z]/.test(last) || /(?:Error|Exception)$/.test(last);
+}

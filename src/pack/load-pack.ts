@@ -1,0 +1,119 @@
+/** Loads rule packs from YAML: parse with positions, check the schema, resolve includes, compile. */
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compilePack, RuleCompileError } from '../core/compile-pack.js';
+import type { CompiledPack, PackSource } from '../core/pack-types.js';
+import { PackError, type Diagnostic } from './diagnostic.js';
+import { checkSchema } from './schema-check.js';
+import { parseYamlSource, positionOf, type YamlSource } from './yaml-source.js';
+
+/** The families spinup ships packs for. */
+export const FAMILIES = ['sglang', 'vllm'] as const;
+
+export interface PackFile {
+  name: string;
+  file: string;
+  source: YamlSource;
+  data: PackSource;
+}
+
+/** `rules/` of this installation (next to `dist/` or `src/`). */
+export function shippedRulesDir(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'rules');
+}
+
+/** `sglang` names a shipped pack; anything with a slash or `.yaml` is a path. */
+export function resolvePackRef(ref: string, rulesDir = shippedRulesDir()): string {
+  if (/[\\/]/.test(ref) || /\.ya?ml$/.test(ref)) return resolve(ref);
+  return join(rulesDir, `${ref}.yaml`);
+}
+
+/** Reads and schema-checks one pack file; diagnostics instead of throwing. */
+export function readPackFile(file: string, displayName = file): { pack?: PackFile; diagnostics: Diagnostic[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    return { diagnostics: [{ file: displayName, line: 1, column: 1, severity: 'error', code: 'pack/unreadable', message: `Cannot read the pack: ${reason}.` }] };
+  }
+  const { source, diagnostics } = parseYamlSource(displayName, text);
+  if (diagnostics.length > 0) return { diagnostics };
+  const data: unknown = source.document.toJS();
+  const schemaProblems = checkSchema(source, data);
+  if (schemaProblems.length > 0) return { diagnostics: schemaProblems };
+  const pack = data as PackSource;
+  return { pack: { name: pack.pack, file, source, data: pack }, diagnostics: [] };
+}
+
+/** Reads a family pack and every pack it includes (includes live beside it). */
+export function readPackWithIncludes(file: string, display: (file: string) => string = defaultDisplay): { files: PackFile[]; diagnostics: Diagnostic[] } {
+  const files: PackFile[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const seen = new Set<string>();
+  const visit = (path: string): void => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    const { pack, diagnostics: problems } = readPackFile(path, display(path));
+    diagnostics.push(...problems);
+    if (!pack) return;
+    files.push(pack);
+    for (const [index, name] of (pack.data.include ?? []).entries()) {
+      const included = join(dirname(path), `${name}.yaml`);
+      try {
+        readFileSync(included);
+      } catch {
+        const pos = positionOf(pack.source, ['include', index]);
+        diagnostics.push({ file: pack.source.file, ...pos, severity: 'error', code: 'pack/missing-include', message: `Included pack "${name}" not found (looked for ${display(included)}).` });
+        continue;
+      }
+      visit(included);
+    }
+  };
+  visit(file);
+  return { files, diagnostics };
+}
+
+/** Loads and compiles a pack by name or path; throws PackError with located diagnostics. */
+export function loadPack(ref: string, rulesDir?: string): CompiledPack {
+  const file = resolvePackRef(ref, rulesDir);
+  const { files, diagnostics } = readPackWithIncludes(file);
+  if (diagnostics.length > 0) throw new PackError(diagnostics);
+  return compileFiles(files);
+}
+
+export function compileFiles(files: PackFile[]): CompiledPack {
+  try {
+    return compilePack(files.map((f) => f.data));
+  } catch (error) {
+    if (error instanceof RuleCompileError) throw new PackError([locateCompileError(files, error)]);
+    throw error;
+  }
+}
+
+function locateCompileError(files: PackFile[], error: RuleCompileError): Diagnostic {
+  const file = files.find((f) => f.data.pack === error.pack) ?? files[0]!;
+  const path = findRulePath(file.data, error.ruleId);
+  const pos = path ? positionOf(file.source, [...path, 'pattern']) : { line: 1, column: 1 };
+  return { file: file.source.file, ...pos, severity: 'error', code: 'regex/syntax', message: `Rule ${error.ruleId}: ${error.detail}` };
+}
+
+/** Path of the rule with this id inside a pack (`['failures', 3]`). */
+export function findRulePath(pack: PackSource, ruleId: string): (string | number)[] | undefined {
+  const lists = ['detect', 'prefixes', 'progress', 'ready', 'heartbeats', 'benign', 'failures'] as const;
+  for (const list of lists) {
+    const index = (pack[list] ?? []).findIndex((rule) => rule.id === ruleId);
+    if (index >= 0) return [list, index];
+  }
+  for (const [s, stage] of (pack.stages ?? []).entries()) {
+    const index = stage.markers.findIndex((rule) => rule.id === ruleId);
+    if (index >= 0) return ['stages', s, 'markers', index];
+  }
+  return undefined;
+}
+
+function defaultDisplay(file: string): string {
+  const rules = shippedRulesDir();
+  return file.startsWith(rules) ? join('rules', basename(file)) : file;
+}

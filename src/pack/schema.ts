@@ -1,0 +1,86 @@
+/**
+ * The JSON Schema of a rule pack. `rules/pack.schema.json` is generated from this object
+ * (`npm run schema`; a test checks the file is current) so editors can offer completion.
+ */
+import { CAUSES, STAGES } from '../core/vocabulary.js';
+
+const id = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*$', description: 'Stable id: `pack/rule-name`.' };
+const duration = { type: 'string', pattern: '^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d))+\\s*$|^\\s*\\d+(?:\\.\\d+)?\\s*$', description: 'A duration: `90s`, `5m`, `1h30m`.' };
+const stage = { enum: STAGES.filter((s) => s !== 'none') };
+
+const ruleProperties = {
+  id,
+  pattern: { type: 'string', minLength: 1, description: 'A JavaScript regular expression (single-quote it in YAML).' },
+  description: { type: 'string', minLength: 1 },
+  ignore_case: { type: 'boolean' },
+  fixtures: { type: 'array', items: { type: 'string' }, description: 'Fixtures that exercise or justify this rule.' },
+  source: { type: 'string', description: 'Where the message comes from upstream (file, version).' },
+  untested: { type: 'string', description: 'Why no fixture exercises this rule yet.' },
+};
+
+function rule(extra: Record<string, unknown> = {}, required: string[] = []): Record<string, unknown> {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'pattern', 'description', ...required],
+    properties: { ...ruleProperties, ...extra },
+  };
+}
+
+export const packSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'https://spinup.dev/pack.schema.json',
+  title: 'spinup rule pack',
+  type: 'object',
+  additionalProperties: false,
+  required: ['pack', 'description'],
+  properties: {
+    $schema: { type: 'string' },
+    pack: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', description: 'The pack name: a server family, or a shared pack.' },
+    description: { type: 'string' },
+    include: { type: 'array', items: { type: 'string' }, description: 'Shared packs (file names without .yaml) this pack uses.' },
+    timing: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { default_budget: duration, settle: duration },
+    },
+    detect: { type: 'array', items: rule() },
+    prefixes: { type: 'array', items: rule({ logger: { type: 'boolean' } }) },
+    stages: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['stage', 'markers'],
+        properties: {
+          stage,
+          budget: duration,
+          markers: { type: 'array', items: rule({ restart: { type: 'boolean' }, reenter_from: stage }) },
+        },
+      },
+    },
+    progress: { type: 'array', items: rule({ stage, unit: { type: 'string' } }) },
+    ready: {
+      type: 'array',
+      items: rule({ hold: duration, confirm: { type: 'array', items: { type: 'string', minLength: 1 } } }),
+    },
+    heartbeats: { type: 'array', items: rule({ stall_after: { type: 'integer', minimum: 1 } }) },
+    benign: { type: 'array', items: rule() },
+    failures: {
+      type: 'array',
+      items: rule(
+        {
+          cause: { enum: [...CAUSES] },
+          role: { enum: ['cause', 'symptom'] },
+          fatal: { type: 'boolean' },
+          final: { type: 'boolean' },
+          in_frame: { type: 'string', minLength: 1, description: 'Only for a traceback whose innermost frame file matches this.' },
+          in_traceback: { type: 'string', minLength: 1, description: 'Only for a traceback with any frame file matching this.' },
+          message: { type: 'string', minLength: 1 },
+          hint: { type: 'string', minLength: 1 },
+        },
+        ['cause', 'message', 'hint'],
+      ),
+    },
+  },
+} as const;

@@ -1,0 +1,54 @@
+/** Replays one fixture on log time and compares what spinup says with what really happened. */
+import { readFileSync } from 'node:fs';
+import type { SessionEvent } from '../core/session.js';
+import { Session } from '../core/session.js';
+import type { Verdict } from '../core/events.js';
+import type { CompiledPack } from '../core/pack-types.js';
+import { compare, type Mismatch } from './compare.js';
+import { readExpectation, type Expectation } from './expectation.js';
+import type { FixturePair } from './discover.js';
+
+export interface CaseResult {
+  log: string;
+  expected: Expectation;
+  family: string;
+  verdict: Verdict;
+  pass: boolean;
+  mismatches: Mismatch[];
+  events: SessionEvent[];
+}
+
+export interface ReplayOptions {
+  packs: readonly CompiledPack[];
+  /** Ignore `then_idle` (what a closed pipe sees: the input ends, no quiet time follows). */
+  ignoreIdle?: boolean;
+  keepEvents?: boolean;
+}
+
+/** Splits a log into physical lines (keeping `\r` frames inside them for the guard). */
+export function logLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+export function classifyText(text: string, options: { packs: readonly CompiledPack[]; family?: string; thenIdleMs?: number }): { verdict: Verdict; family: string; events: SessionEvent[] } {
+  const session = new Session({ packs: options.packs, family: options.family });
+  const events: SessionEvent[] = [];
+  for (const line of logLines(text)) events.push(...session.push(line));
+  if (options.thenIdleMs) events.push(...session.tick({ idleMs: options.thenIdleMs }));
+  events.push(...session.end());
+  return { verdict: session.verdict!, family: session.pack!.name, events };
+}
+
+export function runCase(pair: FixturePair, options: ReplayOptions): CaseResult {
+  const expected = readExpectation(pair.expect);
+  const text = readFileSync(pair.log, 'latin1') === '' ? '' : readFileSync(pair.log, 'utf8');
+  const { verdict, family, events } = classifyText(text, {
+    packs: options.packs,
+    family: expected.family,
+    thenIdleMs: options.ignoreIdle ? undefined : expected.thenIdleMs,
+  });
+  const mismatches = compare(expected, verdict);
+  return { log: pair.log, expected, family, verdict, pass: mismatches.length === 0, mismatches, events: options.keepEvents ? events : [] };
+}
