@@ -78,7 +78,9 @@ export class Classifier {
     run.startedAt ??= now;
     if (run.verdict) return this.afterVerdict(match, line);
     run.lastLine = line;
-    if (!match.heartbeat) run.lastActivityAt = now;
+    // Silence is measured from the last line that was not a heartbeat or a bar that did not move.
+    const stuckBar = match.progress !== undefined && run.barPositions.get(match.progress.key) === match.progress.current;
+    if (!match.heartbeat && !stuckBar) run.lastActivityAt = now;
     const exception = run.tracebacks.push(frame, lineNo);
     // A traceback's source lines quote messages (`raise RuntimeError("NCCL error")`): no rule reads them.
     if (run.tracebacks.role === 'code') return [];

@@ -8,14 +8,29 @@ import { positionOf, type YamlSource } from './yaml-source.js';
 let validator: ValidateFunction | undefined;
 
 function validate(): ValidateFunction {
-  validator ??= new Ajv({ allErrors: true, strict: false }).compile(packSchema);
+  validator ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(packSchema);
   return validator;
 }
 
 export function checkSchema(source: YamlSource, data: unknown): Diagnostic[] {
   const check = validate();
   if (check(data)) return [];
-  return dedupe((check.errors ?? []).filter(relevant).map((error) => toDiagnostic(source, error)));
+  return withoutEchoes(dedupe((check.errors ?? []).filter(relevant).map((error) => toDiagnostic(source, error))));
+}
+
+// A misspelt required key shows up twice: as unknown ("markrs") and as missing ("markers").
+// The did-you-mean says it all; the missing-key echo only distracts.
+function withoutEchoes(diagnostics: Diagnostic[]): Diagnostic[] {
+  const guessed = new Set(
+    diagnostics.flatMap((d) => {
+      const match = /Did you mean "([^"]+)"\?$/.exec(d.message);
+      return d.code === 'pack/unknown-key' && match ? [`${d.path}|${match[1]}`] : [];
+    }),
+  );
+  return diagnostics.filter((d) => {
+    const missing = /^Missing key "([^"]+)"/.exec(d.message);
+    return !(d.code === 'pack/missing-key' && missing && guessed.has(`${d.path}|${missing[1]}`));
+  });
 }
 
 // `enum` and `type` errors on the same value say the same thing; ajv also reports `if`-style noise.
