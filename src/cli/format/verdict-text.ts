@@ -14,14 +14,16 @@ export function formatVerdict(verdict: Verdict, options: { color: boolean; famil
     case 'ready':
       return [
         `${c.bold(c.green('READY'))}${family}  after ${formatDuration(verdict.elapsedMs)}`,
-        ...lineRow(c, 'ready line', verdict.decidedBy),
+        ...lineRow(c, 'decided by', verdict.decidedBy),
       ].join('\n');
     case 'failed':
       return formatFailed(c, verdict, family);
     case 'stalled':
       return [
         `${c.bold(c.yellow('STALLED'))}${family}  in stage ${c.bold(verdict.stage)}`,
-        row(c, 'silent for', `${formatDuration(verdict.silentMs ?? 0)} (budget ${formatDuration(verdict.budget?.ms ?? 0)}: ${verdict.budget?.detail ?? '?'})`),
+        verdict.budget?.source === 'server'
+          ? row(c, 'reported', `by the server itself (${verdict.budget.detail}); no progress for ${formatDuration(verdict.silentMs ?? 0)}`)
+          : row(c, 'silent for', `${formatDuration(verdict.silentMs ?? 0)} (budget ${formatDuration(verdict.budget?.ms ?? 0)}: ${verdict.budget?.detail ?? '?'})`),
         row(c, 'why', verdict.reason),
         row(c, 'elapsed', formatDuration(verdict.elapsedMs)),
         ...lineRow(c, 'last line', verdict.lastLine),
