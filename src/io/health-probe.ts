@@ -1,0 +1,125 @@
+/** One health check. `ok` means the endpoint answered HTTP 200. */
+export interface ProbeResult {
+  ok: boolean;
+  /** The HTTP status, when a response arrived. */
+  status?: number;
+  /** Why there was no response: `ECONNREFUSED ...`, `timeout after 2000 ms`, `aborted`... */
+  error?: string;
+  /** `Date.now()` when the result was known. */
+  at: number;
+}
+
+export interface ProbeOptions {
+  timeoutMs: number;
+  /** Aborts the request early (when the supervisor stops, say). */
+  signal?: AbortSignal;
+}
+
+/** GETs `url` once. Never throws: a failure is a result with `ok: false` and an `error`. */
+export async function probeHealth(url: string, options: ProbeOptions): Promise<ProbeResult> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, options.timeoutMs);
+  // Linked by hand rather than AbortSignal.any, so a long-lived caller signal collects no listeners.
+  const forward = (): void => controller.abort();
+  if (options.signal?.aborted) controller.abort();
+  options.signal?.addEventListener('abort', forward, { once: true });
+  try {
+    const response = await fetch(url, { signal: controller.signal, redirect: 'manual' });
+    // Drain the body so the connection is released rather than held until garbage collection.
+    await response.arrayBuffer().catch(() => undefined);
+    return { ok: response.status === 200, status: response.status, at: Date.now() };
+  } catch (error) {
+    const reason = timedOut ? `timeout after ${options.timeoutMs} ms` : describeFetchError(error);
+    return { ok: false, error: reason, at: Date.now() };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', forward);
+  }
+}
+
+// fetch wraps the useful part (ECONNREFUSED, ENOTFOUND...) in `cause` behind a generic "fetch failed".
+function describeFetchError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.name === 'AbortError') return 'aborted';
+  const cause = error.cause;
+  if (cause instanceof Error) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    return code !== undefined && !cause.message.includes(code) ? `${code}: ${cause.message}` : cause.message;
+  }
+  return error.message;
+}
+
+export interface HealthPollerOptions {
+  url: string;
+  /** Pause between the end of one probe and the start of the next. Default 1000 ms. */
+  intervalMs?: number;
+  /** Per-probe timeout. Default: `intervalMs`, at least 1000 ms. */
+  timeoutMs?: number;
+  /** Called with every result, in order. */
+  onResult?: (result: ProbeResult) => void;
+}
+
+/**
+ * Probes a URL repeatedly, one request at a time, and remembers the latest result. The health endpoint is
+ * only corroboration: a server can answer 200 while its scheduler process is dead, so never trust it alone.
+ * Its timers do not keep the process alive.
+ */
+export class HealthPoller {
+  private readonly intervalMs: number;
+  private readonly timeoutMs: number;
+  private last: ProbeResult | undefined;
+  private running: AbortController | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: HealthPollerOptions) {
+    this.intervalMs = options.intervalMs ?? 1000;
+    this.timeoutMs = options.timeoutMs ?? Math.max(this.intervalMs, 1000);
+  }
+
+  /** Starts polling now; does nothing when already started. */
+  start(): void {
+    if (this.running !== undefined) return;
+    const run = new AbortController();
+    this.running = run;
+    void this.loop(run);
+  }
+
+  /** Stops polling and aborts a probe in flight; `latest()` keeps the last completed result. */
+  stop(): void {
+    this.running?.abort();
+    this.running = undefined;
+    clearTimeout(this.timer);
+  }
+
+  /** The most recent completed probe, or undefined before the first one completes. */
+  latest(): ProbeResult | undefined {
+    return this.last;
+  }
+
+  private async loop(run: AbortController): Promise<void> {
+    while (!run.signal.aborted) {
+      const result = await probeHealth(this.options.url, { timeoutMs: this.timeoutMs, signal: run.signal });
+      if (run.signal.aborted) return;
+      this.last = result;
+      this.options.onResult?.(result);
+      await this.pause(run.signal);
+    }
+  }
+
+  private pause(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(this.timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.timer = setTimeout(done, this.intervalMs);
+      this.timer.unref();
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}

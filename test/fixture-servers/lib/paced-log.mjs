@@ -1,0 +1,66 @@
+// Prints a captured log with its original rhythm, compressed, so supervisors see realistic timing in tests.
+import { readFileSync } from 'node:fs';
+
+const SGLANG_STAMP = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)/;
+const VLLM_STAMP = /\b(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\b/;
+// Replay-harness annotations mark text missing from a capture; they were never printed by the server.
+const GAP_MARKER = /^# \[.*gap/;
+
+/** Milliseconds for the line's timestamp, or undefined. vLLM stamps carry no year: borrow the last one seen. */
+function stampOf(text, state) {
+  const full = SGLANG_STAMP.exec(text);
+  if (full) {
+    const [, y, mo, d, h, mi, s] = full.map(Number);
+    state.year = y;
+    return Date.UTC(y, mo - 1, d, h, mi, s);
+  }
+  const short = VLLM_STAMP.exec(text);
+  if (short) {
+    const [, mo, d, h, mi, s] = short.map(Number);
+    return Date.UTC(state.year, mo - 1, d, h, mi, s);
+  }
+  return undefined;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Writes each line of `file` to stdout, or to stderr when it contains 'Traceback' or 'Error', waiting the gap
+ * between timestamps divided by `speed` and capped at `maxGapMs`.
+ */
+export async function printPacedLog({ file, speed = 1000, maxGapMs = 50 }) {
+  const bytes = readFileSync(file);
+  const state = { year: 2000 };
+  let previous;
+  let start = 0;
+  while (start < bytes.length) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    const line = bytes.subarray(start, end + 1);
+    start = end + 1;
+    const text = line.toString('latin1');
+    if (GAP_MARKER.test(text)) {
+      previous = undefined;
+      continue;
+    }
+    const stamp = stampOf(text, state);
+    if (stamp !== undefined) {
+      if (previous !== undefined && stamp > previous) await sleep(Math.min(maxGapMs, (stamp - previous) / speed));
+      previous = stamp;
+    }
+    const out = /Traceback|Error/.test(text) ? process.stderr : process.stdout;
+    out.write(line.at(-1) === 0x0a ? line : Buffer.concat([line, Buffer.from('\n')]));
+  }
+}
+
+/** Parses the pacing flags shared by the fixture servers. */
+export const pacingOptions = {
+  log: { type: 'string' },
+  speed: { type: 'string', default: '1000' },
+  'max-gap-ms': { type: 'string', default: '50' },
+};
+
+export function pacingFrom(values) {
+  if (!values.log) throw new Error('--log FILE is required');
+  return { file: values.log, speed: Number(values.speed), maxGapMs: Number(values['max-gap-ms']) };
+}

@@ -1,0 +1,39 @@
+// Usage: node replay-log.mjs --log FILE [--speed N] [--max-gap-ms M] [--then exit0|exit1|sigkill|hang|orphan]
+// A stand-in LLM server: replays a captured startup log, then ends the way the test needs.
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { pacingFrom, pacingOptions, printPacedLog } from './lib/paced-log.mjs';
+
+const { values } = parseArgs({ options: { ...pacingOptions, then: { type: 'string', default: 'exit0' } } });
+await printPacedLog(pacingFrom(values));
+
+// Stays in our process group and inherits the pipes, like a scheduler worker outliving its launcher.
+// It gives up after 300 s so that a broken test cannot leak it forever.
+function leaveOrphan() {
+  const orphan = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 300_000)'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  orphan.once('spawn', () => {
+    process.stdout.write(`orphan pid ${orphan.pid}\n`);
+    process.exit(0);
+  });
+}
+
+switch (values.then) {
+  case 'exit0':
+    process.exit(0);
+  case 'exit1':
+    process.exit(1);
+  case 'sigkill':
+    process.kill(process.pid, 'SIGKILL');
+    break;
+  case 'hang':
+    setInterval(() => {}, 1_000);
+    break;
+  case 'orphan':
+    leaveOrphan();
+    break;
+  default:
+    process.stderr.write(`replay-log: unknown --then ${values.then}\n`);
+    process.exit(64);
+}
