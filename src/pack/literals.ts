@@ -100,7 +100,8 @@ function quantifier(node: AST.Quantifier, inner: Info): Info {
       const rep = power(inner.exact, n);
       exact = rep === null ? null : capped(union([exact, rep]));
     }
-    if (exact !== null) return exactInfo(exact, [inner.best]);
+    // Only a repetition that must happen brings the inner best along.
+    if (exact !== null) return exactInfo(exact, node.min > 0 ? [inner.best] : []);
   }
   if (node.min === 0) return ANY;
   // x{n,} = x^n x* = x* x^n: the match both starts and ends with n copies.

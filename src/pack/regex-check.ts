@@ -30,6 +30,7 @@ export function checkPattern(source: string, options: { ignoreCase?: boolean } =
   let pattern: AST.Pattern;
   try {
     pattern = parser.parsePattern(source, 0, source.length, { unicode: false });
+    // The engine that will run the pattern has the last word on its syntax.
     new RegExp(source, flags);
   } catch (error) {
     return [syntaxProblem(source, error)];
@@ -153,7 +154,7 @@ function superLinearProblems(pattern: AST.Pattern, flags: string, source: string
 }
 
 function superLinearProblem(report: Report, source: string): PatternProblem {
-  const [a, b] = report.type === 'Trade' ? [report.startQuant, report.endQuant] : [report.quant, report.type === 'Self' ? report.parentQuant : report.quant];
+  const [a, b] = quantifiers(report);
   const offset = Math.min(a.start, b.start);
   const end = Math.max(a.end, b.end);
   const part = source.slice(offset, end);
@@ -164,13 +165,27 @@ function superLinearProblem(report: Report, source: string): PatternProblem {
       ? `"${a.raw}" is repeated by "${b.raw}", so it can match ${run} in many ways`
       : `the quantifiers "${a.raw}" and "${b.raw}" can match the same text (${run})`;
   const fixed = report.fix();
-  const fix = fixed === undefined ? 'make the quantified parts match different characters or merge them' : `rewrite it, e.g. as "${fixed.source}"`;
+  const fix =
+    fixed === undefined
+      ? 'make the quantified parts match different characters or merge them'
+      : `rewrite it, e.g. as "${fixed.source}"`;
   return {
     code: 'regex/super-linear',
     message: `super-linear backtracking in "${part}": ${cause}, so a non-matching line costs ${growth} time; ${fix}`,
     offset,
     length: end - offset,
   };
+}
+
+function quantifiers(report: Report): [AST.Quantifier, AST.Quantifier] {
+  switch (report.type) {
+    case 'Trade':
+      return [report.startQuant, report.endQuant];
+    case 'Self':
+      return [report.quant, report.parentQuant];
+    case 'Move':
+      return [report.quant, report.quant];
+  }
 }
 
 function canMatchEmpty(node: AST.Node): boolean {
