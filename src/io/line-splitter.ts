@@ -1,0 +1,167 @@
+/** One line (or one `\r` frame of a physical line) cut from a byte stream. */
+export interface SplitLine {
+  /** The line without its terminator, decoded as UTF-8 with U+FFFD for invalid bytes. */
+  text: string;
+  /** 1-based physical line number: counted by `\n` only, so all `\r` frames of a line share it. */
+  lineNo: number;
+  /** Bytes of this line dropped by the length cap (0 when the line was kept whole). */
+  truncated: number;
+}
+
+export interface LineSplitterOptions {
+  /** Bytes kept per line; the rest of a longer line is counted, never buffered. Default 64 KiB. */
+  maxLineBytes?: number;
+}
+
+const LF = 10;
+const CR = 13;
+const DEFAULT_MAX_LINE_BYTES = 64 * 1024;
+
+/**
+ * Splits a byte stream into lines at `\n`, `\r\n` and lone `\r` (each tqdm frame is its own
+ * line), with bounded memory: a line never holds more than `maxLineBytes` bytes.
+ */
+export class LineSplitter {
+  readonly #max: number;
+  // Bytes of a line that started in an earlier chunk, copied so callers may reuse their buffers.
+  #parts: Buffer[] = [];
+  #kept = 0;
+  #dropped = 0;
+  #totalDropped = 0;
+  #lineNo = 1;
+  // A lone `\r` was seen on this physical line, so an empty frame after it is an artefact.
+  #lineHadCr = false;
+  // The previous chunk ended in `\r`: the next byte decides whether it was `\r\n`.
+  #pendingCr = false;
+  // ...and the text before that `\r` was empty, so it is a blank line only if `\n` follows.
+  #pendingBlank = false;
+
+  constructor(options: LineSplitterOptions = {}) {
+    const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxLineBytes must be a positive integer, got ${max}`);
+    this.#max = max;
+  }
+
+  /** Total bytes dropped by the length cap so far. */
+  get truncatedBytes(): number {
+    return this.#totalDropped;
+  }
+
+  push(chunk: Buffer): SplitLine[] {
+    const out: SplitLine[] = [];
+    const len = chunk.length;
+    if (len === 0) return out;
+    let pos = 0;
+    if (this.#pendingCr) {
+      this.#pendingCr = false;
+      if (chunk[0] === LF) {
+        if (this.#pendingBlank) out.push({ text: '', lineNo: this.#lineNo, truncated: 0 });
+        this.#newPhysicalLine();
+        pos = 1;
+      }
+    }
+    // Cached so a chunk without `\r` (the common case) costs one failed scan, not one per line.
+    let nextLf = chunk.indexOf(LF, pos);
+    let nextCr = chunk.indexOf(CR, pos);
+    while (pos < len) {
+      if (nextLf !== -1 && nextLf < pos) nextLf = chunk.indexOf(LF, pos);
+      if (nextCr !== -1 && nextCr < pos) nextCr = chunk.indexOf(CR, pos);
+      const isCr = nextCr !== -1 && (nextLf === -1 || nextCr < nextLf);
+      const end = isCr ? nextCr : nextLf;
+      if (end === -1) {
+        this.#keep(chunk, pos, len);
+        break;
+      }
+      if (!isCr) {
+        this.#finish(out, chunk, pos, end, true);
+        this.#newPhysicalLine();
+        pos = end + 1;
+      } else if (end + 1 < len && chunk[end + 1] === LF) {
+        this.#finish(out, chunk, pos, end, true);
+        this.#newPhysicalLine();
+        pos = end + 2;
+      } else if (end + 1 === len) {
+        this.#pendingBlank = this.#isEmpty(pos, end) && !this.#lineHadCr;
+        if (!this.#pendingBlank) this.#finish(out, chunk, pos, end, false);
+        else this.#reset();
+        this.#lineHadCr = true;
+        this.#pendingCr = true;
+        pos = len;
+      } else {
+        this.#finish(out, chunk, pos, end, false);
+        this.#lineHadCr = true;
+        pos = end + 1;
+      }
+    }
+    return out;
+  }
+
+  /** Flushes a final line that had no terminator. */
+  end(): SplitLine[] {
+    const out: SplitLine[] = [];
+    this.#pendingCr = false;
+    if (this.#kept > 0 || this.#dropped > 0) this.#finish(out, undefined, 0, 0, false);
+    return out;
+  }
+
+  #newPhysicalLine(): void {
+    this.#lineNo++;
+    this.#lineHadCr = false;
+  }
+
+  #isEmpty(start: number, end: number): boolean {
+    return start === end && this.#kept === 0 && this.#dropped === 0;
+  }
+
+  #keep(chunk: Buffer, start: number, end: number): void {
+    const room = this.#max - this.#kept;
+    const take = Math.min(room, end - start);
+    if (take > 0) {
+      this.#parts.push(Buffer.from(chunk.subarray(start, start + take)));
+      this.#kept += take;
+    }
+    this.#dropped += end - start - take;
+  }
+
+  /** Emits the line ending at `end`; `byLf` lines are emitted even when blank. */
+  #finish(out: SplitLine[], chunk: Buffer | undefined, start: number, end: number, byLf: boolean): void {
+    let bytes: Buffer;
+    if (this.#parts.length === 0 && chunk !== undefined) {
+      // Fast path: the whole line lies in this chunk, so no copy or concatenation.
+      const take = Math.min(end - start, this.#max);
+      this.#dropped = end - start - take;
+      bytes = chunk.subarray(start, start + take);
+    } else {
+      if (chunk !== undefined) this.#keep(chunk, start, end);
+      bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts, this.#kept);
+    }
+    if (this.#dropped > 0) {
+      const whole = utf8Boundary(bytes);
+      this.#dropped += bytes.length - whole;
+      bytes = bytes.subarray(0, whole);
+    }
+    const truncated = this.#dropped;
+    this.#totalDropped += truncated;
+    this.#reset();
+    if (bytes.length === 0 && truncated === 0 && (!byLf || this.#lineHadCr)) return;
+    out.push({ text: bytes.toString('utf8'), lineNo: this.#lineNo, truncated });
+  }
+
+  #reset(): void {
+    this.#parts = [];
+    this.#kept = 0;
+    this.#dropped = 0;
+  }
+}
+
+/** Length of `bytes` without a trailing UTF-8 sequence that the cap cut short. */
+function utf8Boundary(bytes: Buffer): number {
+  const len = bytes.length;
+  for (let back = 1; back <= Math.min(4, len); back++) {
+    const byte = bytes[len - back]!;
+    if ((byte & 0xc0) === 0x80) continue;
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return need > back ? len - back : len;
+  }
+  return len;
+}
