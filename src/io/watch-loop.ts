@@ -66,7 +66,9 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     }
   };
   const finish = async (end: LoopEnd): Promise<LoopResult> => {
-    await iterator.return?.();
+    // Not awaited: a generator busy in a pending next() only returns after it; the caller's
+    // abort signal is what stops a live source.
+    iterator.return?.().catch(() => undefined);
     return { end, verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines };
   };
   const aborted = new Promise<typeof DONE>((resolve) => {

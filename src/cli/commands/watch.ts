@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
-import { Session } from '../../core/session.js';
 import { fileSource, followSource, streamSource } from '../../io/sources.js';
 import { runWatchLoop, type LoopResult } from '../../io/watch-loop.js';
 import { InputError, UsageError } from '../errors.js';
@@ -12,6 +11,7 @@ import { WatchReporter, type ReportMode } from '../format/watch-reporter.js';
 import { useColor, type Io } from '../io-context.js';
 import { durationOption, packsOption } from '../options.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
+import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from './history.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
 
@@ -30,6 +30,7 @@ Options:
   --timeout DURATION  give up after this long in all (reported as stalled)
   --json              one JSON event per line: family, stage, progress, warning, verdict
   --quiet             print only the verdict
+${historyFlagsHelp}
   -h, --help          show this help
 
 Exit: 0 ready · 1 failed · 2 stalled · 3 input ended with no verdict · 64 usage
@@ -48,6 +49,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       json: { type: 'boolean' },
       quiet: { type: 'boolean', short: 'q' },
       help: { type: 'boolean', short: 'h' },
+      ...historyFlags,
     },
   });
   if (values.help) {
@@ -64,11 +66,16 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   if (path && !follow) checkReadable(path, target);
   const { packs, family } = packsOption(values.pack);
 
-  const session = new Session({ packs, family, classifier: { stallOverrideMs } });
+  const memory = startMemory({ io, flags: values, session: { packs, family, classifier: { stallOverrideMs } }, source: 'watch', log: path ?? '-' });
+  const session = memory.session;
   const mode: ReportMode = values.json ? 'json' : values.quiet ? 'quiet' : io.stderr.isTTY && follow ? 'status' : 'lines';
   const reporter = new WatchReporter(io, mode, useColor(io, 'stdout'), session);
   const live = follow || target === '-';
-  const source = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: io.signal }) : fileSource(path)) : streamSource(io.stdin);
+  // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
+  const stop = new AbortController();
+  io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  const source = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : streamSource(io.stdin);
+  if (memory.warning) reporter.notice({ type: 'history', detail: memory.warning });
   const ticker = mode === 'status' ? setInterval(() => reporter.refresh(), 1000) : undefined;
   let result: LoopResult;
   try {
@@ -84,11 +91,14 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
     });
   } finally {
     if (ticker) clearInterval(ticker);
+    stop.abort();
+    // An open pipe (tail -F upstream) would keep the process alive after the verdict.
+    if (!path) io.stdin.destroy();
   }
-  return finish(result, reporter, timeoutMs);
+  return finish(result, reporter, timeoutMs, memory);
 }
 
-function finish(result: LoopResult, reporter: WatchReporter, timeoutMs: number | undefined): number {
+function finish(result: LoopResult, reporter: WatchReporter, timeoutMs: number | undefined, memory: StartMemory): number {
   if (result.end === 'interrupted') {
     reporter.message(`interrupted: ${reporter.standing()}`);
     return EXIT.interrupted;
@@ -104,6 +114,8 @@ function finish(result: LoopResult, reporter: WatchReporter, timeoutMs: number |
     return EXIT.incomplete;
   }
   reporter.verdict(verdict);
+  const unrecorded = memory.record(verdict);
+  if (unrecorded) reporter.notice({ type: 'history', detail: unrecorded });
   return exitCodeFor(verdict.verdict);
 }
 
