@@ -6,6 +6,7 @@ import pc from 'picocolors';
 import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
 import type { Session, SessionEvent } from '../../core/session.js';
+import { insightJson, stageNote, statusInsight } from '../../history/status-insight.js';
 import { write, type Io } from '../io-context.js';
 import { eventJson } from './verdict-json.js';
 import { clip, formatVerdict } from './verdict-text.js';
@@ -29,7 +30,7 @@ export class WatchReporter {
   events(events: SessionEvent[]): void {
     for (const event of events) {
       if (this.mode === 'json') {
-        write(this.io.stdout, `${JSON.stringify(eventJson(event))}\n`);
+        write(this.io.stdout, `${JSON.stringify({ ...eventJson(event), ...insightJson(this.session, event) })}\n`);
       } else if (this.mode === 'lines' && event.type !== 'verdict') {
         const line = this.describe(event);
         if (line) write(this.io.stderr, `${line}\n`);
@@ -80,8 +81,14 @@ export class WatchReporter {
     const state = classifier.state;
     if (state.startedAt === undefined) return undefined;
     const now = this.session.now;
-    const progress = state.progress ? ` (${state.progress.unit} ${state.progress.current}${state.progress.total !== undefined ? `/${state.progress.total}` : ''})` : '';
-    return `${this.c.bold(state.stage)} ${formatDuration(now - state.stageSince)}${progress} · total ${formatDuration(now - state.startedAt)}`;
+    const insight = statusInsight(this.session, now);
+    const progress = insight.progress
+      ? ` (${insight.progress})`
+      : state.progress
+        ? ` (${state.progress.unit} ${state.progress.current}${state.progress.total !== undefined ? `/${state.progress.total}` : ''})`
+        : '';
+    const usual = insight.usual ? ` · ${insight.usual}` : '';
+    return `${this.c.bold(state.stage)} ${formatDuration(now - state.stageSince)}${progress}${usual} · total ${formatDuration(now - state.startedAt)}`;
   }
 
   /** Where things stood, for Ctrl-C and timeouts. */
@@ -107,8 +114,10 @@ export class WatchReporter {
     switch (event.type) {
       case 'family':
         return `${this.c.dim('spinup:')} family ${event.family}${event.detected ? (event.certain ? ' (detected)' : ' (guessed)') : ''}`;
-      case 'stage':
-        return `${elapsed(event.at)} stage ${this.c.bold(event.stage)}${event.reentered ? ' (again)' : ''}  ${this.c.dim(`line ${event.line.lineNo}`)}`;
+      case 'stage': {
+        const note = stageNote(this.session, event.stage);
+        return `${elapsed(event.at)} stage ${this.c.bold(event.stage)}${event.reentered ? ' (again)' : ''}  ${this.c.dim(`line ${event.line.lineNo}`)}${note ? `  ${this.c.dim(note)}` : ''}`;
+      }
       case 'warning':
         return `${elapsed(event.at)} ${this.c.yellow('warning')} ${event.message}  ${this.c.dim(`line ${event.line.lineNo}`)}`;
       case 'restart':

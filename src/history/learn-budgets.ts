@@ -1,0 +1,120 @@
+/**
+ * Stall budgets learned from earlier successful starts on this host.
+ *
+ * A stall budget bounds silence, and silence within a stage never exceeds the time spent in
+ * it, so a budget derived from stage durations would have let every start it was learned
+ * from pass even had the whole stage been one silence. The rule, per stage:
+ *
+ *   learned = clamp(3 × slowest + 2 min, floor, pack budget), used only when below the pack's
+ *
+ * - Same setup (family, model, tp, quantization, speculative) on this host, at least 2 ready
+ *   starts: floor 2 min. This is what "normal for this model here" means.
+ * - Otherwise, family-wide on this host (any model), at least 3 ready starts of 3 setups:
+ *   floor 10 min, and never for load_weights, whose length follows the model's size (the
+ *   story of a 547 GB model loading for 5 minutes). Other models can say "nothing here ever
+ *   sat 45 minutes in cuda_graph"; they cannot say "2 minutes is enough for yours". On the
+ *   shipped fixtures a 2-minute family floor turned three failures into false stalls.
+ * - Learning only ever tightens: a learned budget above the pack's is not used (`--stall`
+ *   loosens). Stalled, failed and unfinished starts never teach: their last stage did not end.
+ */
+import { formatDuration } from '../core/duration.js';
+import type { Budget } from '../core/events.js';
+import type { CompiledPack } from '../core/pack-types.js';
+import type { StartFacts } from '../core/start-facts.js';
+import { STAGES, type Stage } from '../core/vocabulary.js';
+import { setupKey, factsOf, type StartRecord } from './start-record.js';
+
+export const LEARNING = {
+  multiple: 3,
+  marginMs: 2 * 60_000,
+  setup: { minStarts: 2, floorMs: 2 * 60_000 },
+  host: { minStarts: 3, minSetups: 3, floorMs: 10 * 60_000, never: ['load_weights'] as readonly Stage[] },
+} as const;
+
+export interface StageExpectation {
+  scope: 'setup' | 'host';
+  starts: number;
+  minMs: number;
+  medianMs: number;
+  maxMs: number;
+}
+
+export interface LearnedPlan {
+  budgets: Partial<Record<Stage, Budget>>;
+  expectations: Partial<Record<Stage, StageExpectation>>;
+}
+
+export interface LearnParams {
+  records: readonly StartRecord[];
+  family: string;
+  host: string;
+  facts: StartFacts;
+  pack: CompiledPack;
+}
+
+export function learnBudgets({ records, family, host, facts, pack }: LearnParams): LearnedPlan {
+  const teachers = dedupe(records.filter((r) => r.verdict === 'ready' && r.family === family && r.host === host));
+  const key = setupKey(family, facts);
+  const same = key === undefined ? [] : teachers.filter((r) => setupKey(r.family, factsOf(r)) === key);
+  const plan: LearnedPlan = { budgets: {}, expectations: {} };
+  for (const stage of STAGES) {
+    if (stage === 'ready') continue;
+    const learned = fromSetup(stage, same) ?? fromHost(stage, teachers, family);
+    if (!learned) continue;
+    plan.expectations[stage] = learned.expectation;
+    const packMs = pack.budgets[stage] ?? pack.defaultBudgetMs;
+    if (learned.budget.ms < packMs) plan.budgets[stage] = learned.budget;
+  }
+  return plan;
+}
+
+type Learned = { expectation: StageExpectation; budget: Budget };
+
+function fromSetup(stage: Stage, same: StartRecord[]): Learned | undefined {
+  const times = timesOf(stage, same);
+  if (times.length < LEARNING.setup.minStarts) return undefined;
+  const expectation = stats('setup', times);
+  const ms = budgetMs(expectation.maxMs, LEARNING.setup.floorMs);
+  const detail = `learned from ${times.length} starts of this model here (slowest ${slowest(expectation.maxMs)})`;
+  return { expectation, budget: { ms, source: 'learned', detail } };
+}
+
+function fromHost(stage: Stage, teachers: StartRecord[], family: string): Learned | undefined {
+  if (LEARNING.host.never.includes(stage)) return undefined;
+  const having = teachers.filter((r) => r.stages_ms[stage] !== undefined);
+  const setups = new Set(having.map((r) => setupKey(r.family, factsOf(r)) ?? '?'));
+  if (having.length < LEARNING.host.minStarts || setups.size < LEARNING.host.minSetups) return undefined;
+  const expectation = stats('host', timesOf(stage, having));
+  const ms = budgetMs(expectation.maxMs, LEARNING.host.floorMs);
+  const detail = `learned from ${having.length} ${family} starts on this host, any model (slowest ${slowest(expectation.maxMs)})`;
+  return { expectation, budget: { ms, source: 'learned', detail } };
+}
+
+/** `0s`, not `0ms`: log times are whole seconds mostly. */
+function slowest(ms: number): string {
+  return ms === 0 ? '0s' : formatDuration(ms);
+}
+
+function budgetMs(slowestMs: number, floorMs: number): number {
+  return Math.max(floorMs, LEARNING.multiple * slowestMs + LEARNING.marginMs);
+}
+
+function timesOf(stage: Stage, records: StartRecord[]): number[] {
+  return records.map((r) => r.stages_ms[stage]).filter((ms): ms is number => ms !== undefined);
+}
+
+export function stats(scope: StageExpectation['scope'], times: number[]): StageExpectation {
+  const sorted = [...times].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const medianMs = sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
+  return { scope, starts: sorted.length, minMs: sorted[0]!, medianMs, maxMs: sorted[sorted.length - 1]! };
+}
+
+/** A replayed log is one start however often it was replayed: its latest record counts. */
+export function dedupe(records: readonly StartRecord[]): StartRecord[] {
+  const replayed = new Map<string, number>();
+  records.forEach((r, index) => {
+    if (r.source === 'replay' && r.log !== undefined) replayed.set(`${r.host}\u0000${r.log}`, index);
+  });
+  return records.filter((r, index) => r.source !== 'replay' || r.log === undefined || replayed.get(`${r.host}\u0000${r.log}`) === index);
+}

@@ -1,0 +1,142 @@
+/**
+ * A Session that also remembers what the start is and how it goes: the start facts, the time
+ * in each stage, the progress rate, and what earlier starts on this host say to expect. With
+ * learning on, it hands the classifier learned budgets through `ClassifierOptions.learned`,
+ * updated as the family and the model become known (the classifier reads them at each tick).
+ */
+import type { ClassifierOptions } from '../core/classifier.js';
+import { ProgressTracker, type ProgressEstimate } from '../core/eta.js';
+import { budgetFor } from '../core/budgets.js';
+import type { Budget, Verdict } from '../core/events.js';
+import { stripAnsi } from '../core/line-guard.js';
+import { Session, type SessionEvent, type SessionOptions } from '../core/session.js';
+import { extractStartFacts, mergeFacts, type StartFacts } from '../core/start-facts.js';
+import type { Stage } from '../core/vocabulary.js';
+import { learnBudgets, type LearnedPlan, type StageExpectation } from './learn-budgets.js';
+import { StageClock } from './stage-clock.js';
+import { RECORD_VERSION, type StartRecord } from './start-record.js';
+
+export interface Memory {
+  /** Earlier starts (read once, before this one). */
+  records: readonly StartRecord[];
+  host: string;
+  /** Apply learned budgets (`--no-learn` turns this off; expectations are still shown). */
+  learn: boolean;
+}
+
+export interface TrackedSessionOptions extends SessionOptions {
+  memory?: Memory;
+  /** Stands in for the model when the log names none (a replayed fixture's file name). */
+  fallbackModel?: string;
+}
+
+export class TrackedSession extends Session {
+  private facts: StartFacts = {};
+  private clock = new StageClock();
+  private progress = new ProgressTracker();
+  private readonly estimates = new WeakMap<SessionEvent, ProgressEstimate>();
+  private plan: LearnedPlan = { budgets: {}, expectations: {} };
+  private planFor: { family: string | undefined; facts: StartFacts } | undefined;
+  private readonly classifierOptions: ClassifierOptions;
+
+  constructor(private readonly tracked: TrackedSessionOptions) {
+    const classifier: ClassifierOptions = { ...tracked.classifier };
+    super({ ...tracked, classifier });
+    this.classifierOptions = classifier;
+    this.relearn();
+  }
+
+  override push(raw: string, where: { lineNo?: number; wall?: number } = {}): SessionEvent[] {
+    const events = this.observe(super.push(raw, where));
+    if (raw.includes('args') || raw.includes('config: ')) {
+      const found = extractStartFacts(stripAnsi(raw));
+      if (found) this.facts = mergeFacts(this.facts, found);
+    }
+    if (this.pack?.name !== this.planFor?.family || this.facts !== this.planFor?.facts) this.relearn();
+    return events;
+  }
+
+  override tick(when: { wall?: number; idleMs?: number } = {}): SessionEvent[] {
+    return this.observe(super.tick(when));
+  }
+
+  override end(): SessionEvent[] {
+    return this.observe(super.end());
+  }
+
+  /** What the start is, as far as the log said so far. */
+  get startFacts(): StartFacts {
+    return this.facts;
+  }
+
+  get learnedPlan(): LearnedPlan {
+    return this.plan;
+  }
+
+  /** Rate and time left of the current stage's progress, counted down to `now`. */
+  progressEstimate(now?: number): ProgressEstimate | undefined {
+    return this.progress.estimate(now);
+  }
+
+  /** The estimate as of one progress event (for `--json`). */
+  estimateFor(event: SessionEvent): ProgressEstimate | undefined {
+    return this.estimates.get(event);
+  }
+
+  expectationFor(stage: Stage): StageExpectation | undefined {
+    return this.plan.expectations[stage];
+  }
+
+  /** The stall budget a stage gets in this start (pack, learned or `--stall`). */
+  budgetOf(stage: Stage): Budget | undefined {
+    return this.pack ? budgetFor(this.pack, stage, this.classifierOptions) : undefined;
+  }
+
+  /** The record of this start, once it has a verdict. */
+  toRecord(params: { verdict: Verdict; host: string; when: Date; source: StartRecord['source']; log?: string }): StartRecord {
+    const { verdict } = params;
+    const model = this.facts.model ?? this.tracked.fallbackModel;
+    const record: StartRecord = {
+      v: RECORD_VERSION,
+      when: params.when.toISOString(),
+      host: params.host,
+      source: params.source,
+      log: params.log,
+      family: this.pack?.name ?? 'unknown',
+      model,
+      model_from: model === undefined ? undefined : this.facts.model !== undefined ? 'log' : 'log-name',
+      tp: this.facts.tp,
+      quantization: this.facts.quantization,
+      speculative: this.facts.speculative,
+      verdict: verdict.verdict,
+      stage: verdict.stage,
+      cause: verdict.cause,
+      total_ms: verdict.elapsedMs,
+      stages_ms: this.clock.snapshot(),
+    };
+    if (verdict.budget) record.budget = { ...verdict.budget };
+    for (const key of Object.keys(record) as (keyof StartRecord)[]) if (record[key] === undefined) delete record[key];
+    return record;
+  }
+
+  private observe(events: SessionEvent[]): SessionEvent[] {
+    for (const event of events) {
+      if (event.type === 'restart') this.facts = {};
+      this.clock.observe(event, () => this.classifier?.state.startedAt);
+      const estimate = this.progress.observe(event);
+      if (estimate) this.estimates.set(event, estimate);
+    }
+    return events;
+  }
+
+  /** Budgets depend on the family and the facts: recomputed when either changes. */
+  private relearn(): void {
+    const memory = this.tracked.memory;
+    const pack = this.pack;
+    this.planFor = { family: pack?.name, facts: this.facts };
+    if (!memory || !pack) return;
+    const facts: StartFacts = { ...this.facts, model: this.facts.model ?? this.tracked.fallbackModel };
+    this.plan = learnBudgets({ records: memory.records, family: pack.name, host: memory.host, facts, pack });
+    this.classifierOptions.learned = memory.learn ? this.plan.budgets : undefined;
+  }
+}
