@@ -65,15 +65,14 @@ export function fromException(text: string, evidence: Evidence[], seq: number): 
 export function bestCandidate(candidates: readonly Candidate[]): Candidate | undefined {
   let best: Candidate | undefined;
   for (const candidate of candidates) {
-    if (!best || better(candidate, best)) best = candidate;
+    if (!best || compareCandidates(candidate, best) < 0) best = candidate;
   }
   return best;
 }
 
-function better(a: Candidate, b: Candidate): boolean {
-  if (a.superseded !== b.superseded) return !a.superseded;
-  if (a.tier !== b.tier) return a.tier < b.tier;
-  return a.seq < b.seq;
+/** Orders candidates best first: not superseded, then lowest tier, then earliest. */
+export function compareCandidates(a: Candidate, b: Candidate): number {
+  return Number(a.superseded) - Number(b.superseded) || a.tier - b.tier || a.seq - b.seq;
 }
 
 /** Fills `{{group}}` placeholders from named capture groups. */
