@@ -1,7 +1,123 @@
-/** `spinup run`: not built yet in this revision. */
-import { UsageError } from '../errors.js';
-import type { Io } from '../io-context.js';
+/** `spinup run [options] -- CMD ARGS...`: launch the server, tee its log, and supervise the process too. */
+import { EXIT } from '../../core/exit-codes.js';
+import { Session } from '../../core/session.js';
+import { SpawnError, startChild, type Child } from '../../io/child-process.js';
+import { groupAlive } from '../../io/supervise-stop.js';
+import { InputError } from '../errors.js';
+import { useColor, write, type Io } from '../io-context.js';
+import { packsOption } from '../options.js';
+import { familyFromCommand } from '../run-family.js';
+import { superviseRun } from '../run-flow.js';
+import { openRunLog, type RunLog } from '../run-log-file.js';
+import { parseRunArgs, type RunOptions } from '../run-options.js';
+import { RunReporter } from '../run-reporter.js';
 
-export async function runCommand(_args: string[], _io: Io): Promise<number> {
-  throw new UsageError('the run command is not available in this build yet');
+export const runHelp = `Usage: spinup run [options] -- CMD [ARGS...]
+
+Launches an SGLang or vLLM server and supervises it until it is READY, FAILED (with its
+root cause) or STALLED (with the stage). spinup reads the server's output AND watches the
+process: a server the OOM killer ends without a word is still FAILED (host_oom), within a
+second. CMD runs as given (no shell) in its own process group; its stdout and stderr are
+merged line by line, echoed to stdout and teed to a new log file.
+
+  spinup run --health http://127.0.0.1:30000/health_generate -- \\
+      python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --port 30000
+
+  spinup run --then 'python bench.py --port 8000' -- vllm serve Qwen/Qwen2.5-7B-Instruct
+
+READY: spinup stays attached (keeps teeing; a crash or death after ready ends the run with
+exit 1; Ctrl-C stops the server), or with --then runs that command and exits with its code.
+FAILED or STALLED: the whole process group is stopped (SIGTERM, SIGKILL after --grace).
+A lost terminal (SSH hang-up) does not stop spinup run: it goes on supervising and logging.
+
+Options:
+  --log FILE          tee the output to FILE, which must not exist
+                      (default ./spinup-run-YYYYmmdd-HHMMSS.log)
+  --pack NAME|FILE    sglang, vllm or a pack file (default: from CMD, else from the log)
+  --health URL        also probe URL: READY needs the ready line AND an HTTP 200; a 200
+                      never hides a fatal line
+  --health-wait DURATION  after the ready line, how long URL has to answer 200 before the
+                      start is STALLED (default 2m)
+  --then 'CMD'        once READY, run CMD with sh -c (env SPINUP_LOG, SPINUP_SERVER_PID),
+                      then stop the server and exit with CMD's exit code
+  --grace DURATION    from SIGTERM to SIGKILL when stopping the server (default 30s)
+  --keep-on-fail      leave the server running on FAILED/STALLED, to inspect it (py-spy dump)
+  --stall DURATION    one stall budget for every stage (default: the pack's, per stage)
+  --timeout DURATION  STALLED when there is no verdict this long after the launch
+  --json              one JSON event per line on stdout; the server's lines go to the log only
+  -q, --quiet         do not echo the server's lines; print only the verdict
+  -h, --help          show this help
+
+"line N" in a verdict is line N of the log file, which holds the server's output only,
+so 'spinup watch --no-follow FILE' and 'spinup explain FILE' read it again later.
+
+Exit: 0 ready (with --then: its exit code) · 1 failed, or crashed/died after ready
+      2 stalled · 64 usage, or the --log file exists · 66 CMD not found · 78 invalid pack
+      130 interrupted (Ctrl-C: SIGINT to the server, SIGTERM/SIGKILL after --grace)`;
+
+export async function runCommand(args: string[], io: Io): Promise<number> {
+  const parsed = parseRunArgs(args);
+  if (parsed.kind === 'help') {
+    write(io.stdout, `${runHelp}\n`);
+    return EXIT.ok;
+  }
+  if (parsed.kind === 'usage') {
+    write(io.stderr, `spinup run: ${parsed.message}\n\n${runHelp}\n`);
+    return EXIT.usage;
+  }
+  const { options } = parsed;
+  const { packs, family: packFamily } = packsOption(options.pack);
+  const commandFamily = packFamily === undefined ? familyFromCommand(options.command, options.args) : undefined;
+  const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
+  const session = new Session({ packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } });
+  const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
+  const child = await launch(options, io, log);
+  const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
+  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session);
+  const command = [options.command, ...options.args];
+  reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
+  if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
+  return supervise(child, { io, options, session, log, reporter });
+}
+
+async function launch(options: RunOptions, io: Io, log: RunLog): Promise<Child> {
+  try {
+    return await startChild({ command: options.command, args: options.args, cwd: io.cwd, env: io.env });
+  } catch (error) {
+    log.discard();
+    if (error instanceof SpawnError) throw new InputError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Whatever happens (an internal error, a second Ctrl-C that exits at once), the server does not outlive us; and
+ * a hang-up of the terminal does not end us.
+ */
+async function supervise(child: Child, ctx: Omit<Parameters<typeof superviseRun>[0], 'child' | 'onRelease'>): Promise<number> {
+  let released = false;
+  const killGroup = (): void => {
+    try {
+      if (!released) child.signalGroup('SIGKILL');
+    } catch {
+      // Nothing of the group is left to kill.
+    }
+  };
+  // A lost SSH session must not end the supervision of a long start: keep going, the log file gets it all.
+  const ignore = (): void => {};
+  process.once('exit', killGroup);
+  process.on('SIGHUP', ignore);
+  ctx.io.stdout.on('error', ignore);
+  ctx.io.stderr.on('error', ignore);
+  try {
+    return await superviseRun({ ...ctx, child, onRelease: () => (released = true) });
+  } finally {
+    process.removeListener('exit', killGroup);
+    process.removeListener('SIGHUP', ignore);
+    ctx.io.stdout.removeListener('error', ignore);
+    ctx.io.stderr.removeListener('error', ignore);
+    if (!released && groupAlive(child)) {
+      await child.stop({ graceMs: Math.min(ctx.options.graceMs, 5_000) });
+    }
+  }
 }

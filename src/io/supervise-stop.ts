@@ -1,0 +1,47 @@
+/** Ending (or letting go of) a supervised server's process group, and the small waits that go with it. */
+import type { ChildProcess } from 'node:child_process';
+import type { Child, StopReport } from './child-process.js';
+
+/** After SIGINT and the grace period, SIGTERM gets this long before SIGKILL. */
+const STOP_AFTER_INTERRUPT_MS = 2_000;
+const POLL_MS = 50;
+
+/** The main process or any other member of its group is still running (zombies count as dead). */
+export function groupAlive(child: Child): boolean {
+  return child.isAlive() || child.groupMembers().length > 0;
+}
+
+/** Ctrl-C: SIGINT to the group, up to `graceMs` for all of it to exit, then SIGTERM and SIGKILL. */
+export async function interruptGroup(child: Child, graceMs: number): Promise<{ report: StopReport; exitedOnSigint: boolean }> {
+  child.signalGroup('SIGINT');
+  const deadline = Date.now() + graceMs;
+  while (groupAlive(child) && Date.now() < deadline) await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+  const exitedOnSigint = !groupAlive(child);
+  return { report: await child.stop({ graceMs: Math.min(graceMs, STOP_AFTER_INTERRUPT_MS) }), exitedOnSigint };
+}
+
+/**
+ * Lets the server run on without us: spinup may exit while it runs. Its output is read while spinup lives, and
+ * no longer once it has exited.
+ */
+export function releaseChild(child: Child): void {
+  // The process layer has no public way to let go of a child yet, so reach in (see the run issue's report).
+  const proc = (child as unknown as { proc?: ChildProcess }).proc;
+  for (const stream of [proc?.stdout, proc?.stderr]) (stream as { unref?: () => void } | null | undefined)?.unref?.();
+  proc?.unref();
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** `promise`, or `fallback` after `ms`; the timer never outlives the race (it would hold the process open). */
+export async function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
