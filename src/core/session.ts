@@ -18,6 +18,9 @@ export interface SessionOptions {
   classifier?: ClassifierOptions;
 }
 
+/** Live, a log that names no family is classified with the best guess after this much wall time. */
+export const DETECT_WAIT_MS = 30_000;
+
 interface Held {
   raw: string;
   lineNo?: number;
@@ -28,6 +31,7 @@ export class Session {
   private timeline: Timeline | undefined;
   private readonly detector: FamilyDetector | undefined;
   private held: Held[] = [];
+  private firstHeldWall: number | undefined;
   private lastVerdict: Verdict | undefined;
 
   constructor(private readonly options: SessionOptions) {
@@ -61,13 +65,18 @@ export class Session {
     if (this.timeline) return this.track(this.timeline.push(raw, where));
     const decided = this.detector!.push(raw);
     this.held.push({ raw, ...where });
+    this.firstHeldWall ??= where.wall;
     if (decided) return this.start(decided, true, true);
     if (this.detector!.exhausted) return this.startWithGuess();
     return [];
   }
 
   tick(when: { wall?: number; idleMs?: number } = {}): SessionEvent[] {
-    return this.timeline ? this.track(this.timeline.tick(when)) : [];
+    if (this.timeline) return this.track(this.timeline.tick(when));
+    // Held lines must not wait forever for a family marker: a stall has to be seen all the same.
+    const waited = when.wall !== undefined && this.firstHeldWall !== undefined && when.wall - this.firstHeldWall >= DETECT_WAIT_MS;
+    if (this.held.length === 0 || (!waited && when.idleMs === undefined)) return [];
+    return [...this.startWithGuess(), ...this.track(this.timeline!.tick(when))];
   }
 
   end(): SessionEvent[] {

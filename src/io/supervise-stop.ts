@@ -25,10 +25,7 @@ export async function interruptGroup(child: Child, graceMs: number): Promise<{ r
  * no longer once it has exited.
  */
 export function releaseChild(child: Child): void {
-  // The process layer has no public way to let go of a child yet, so reach in (see the run issue's report).
-  const proc = (child as unknown as { proc?: ChildProcess }).proc;
-  for (const stream of [proc?.stdout, proc?.stderr]) (stream as { unref?: () => void } | null | undefined)?.unref?.();
-  proc?.unref();
+  child.release();
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -41,6 +41,8 @@ export interface Child {
   reapGroup(graceMs: number): Promise<StopReport>;
   /** Live (non-zombie) pids in the group, read from /proc; includes `pid` while it runs. */
   groupMembers(): number[];
+  /** Lets go of the child: it keeps running, and no longer keeps this process alive (`--keep-on-fail`). */
+  release(): void;
 }
 
 // After the group is gone, give the pipes this long to deliver their last bytes before closing them.
@@ -94,6 +96,12 @@ export class SupervisedChild implements Child {
 
   reapGroup(graceMs: number): Promise<StopReport> {
     return this.stop({ graceMs });
+  }
+
+  release(): void {
+    // The pipes are sockets underneath; unref them too or they keep the event loop alive.
+    for (const pipe of [this.proc.stdout, this.proc.stderr]) (pipe as unknown as { unref?: () => void }).unref?.();
+    this.proc.unref();
   }
 
   groupMembers(): number[] {

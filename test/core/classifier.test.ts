@@ -186,3 +186,15 @@ describe('the core is pure', () => {
     expect(text).not.toMatch(/Date\.now\(|new Date\(\)|performance\.now\(/);
   });
 });
+
+describe('Session family detection', () => {
+  it('classifies with its best guess when no line names a family for a while', async () => {
+    const { Session, DETECT_WAIT_MS } = await import('../../src/core/session.js');
+    const session = new Session({ packs: [pack] });
+    expect(session.push('some wrapper line', { wall: 1000 })).toEqual([]);
+    expect(session.tick({ wall: 1000 + DETECT_WAIT_MS - 1 })).toEqual([]);
+    const events = session.tick({ wall: 1000 + DETECT_WAIT_MS });
+    expect(events[0]).toMatchObject({ type: 'family', family: 'toy', certain: false });
+    expect(session.pack?.name).toBe('toy');
+  });
+});
