@@ -1,5 +1,4 @@
 /** Ending (or letting go of) a supervised server's process group, and the small waits that go with it. */
-import type { ChildProcess } from 'node:child_process';
 import type { Child, StopReport } from './child-process.js';
 
 /** After SIGINT and the grace period, SIGTERM gets this long before SIGKILL. */
