@@ -4,11 +4,13 @@ import type {
   CompiledFailure,
   CompiledMarker,
   CompiledPack,
+  CompiledPrefix,
   CompiledRule,
   PackSource,
   RuleKind,
   RuleSource,
 } from './pack-types.js';
+import { RulePrefilter, type Gate, type LiteralsOf } from './prefilter.js';
 import { STAGES, type Stage } from './vocabulary.js';
 
 const DEFAULT_BUDGET_MS = 30 * 60_000;
@@ -35,21 +37,36 @@ export function compileRegex(pattern: string, ignoreCase = false, where?: { pack
   }
 }
 
+/** What the pack layer read from each pattern's syntax tree, handed in as data (the core parses no regex). */
+export interface CompileOptions {
+  /** Literals each pattern requires; omitted = every rule runs on every frame. */
+  literalsOf?: LiteralsOf;
+  /** The code units a prefix pattern's matches can begin with; omitted or null = any. */
+  firstUnitsOf?: (pattern: string, ignoreCase: boolean) => string | null;
+}
+
 /** `sources[0]` is the family pack; the rest are its includes, in order. Family rules come first. */
-export function compilePack(sources: PackSource[]): CompiledPack {
+export function compilePack(sources: PackSource[], options: CompileOptions = {}): CompiledPack {
   const family = sources[0];
   if (!family) throw new Error('compilePack needs at least one pack source');
   let order = 0;
+  // The prefilter's gate of every compiled pattern, keyed by the RegExp the rule runs.
+  const gates = new Map<RegExp, Gate>();
+  const regex = (pattern: string, ignoreCase: boolean | undefined, where: { pack: string; id: string }): RegExp => {
+    const compiled = compileRegex(pattern, ignoreCase, where);
+    gates.set(compiled, { literals: options.literalsOf?.(pattern, ignoreCase ?? false) ?? null, ignoreCase: ignoreCase ?? false });
+    return compiled;
+  };
   const base = (source: RuleSource, kind: RuleKind, pack: string): CompiledRule => ({
     id: source.id,
     kind,
-    regex: compileRegex(source.pattern, source.ignore_case, { pack, id: source.id }),
+    regex: regex(source.pattern, source.ignore_case, { pack, id: source.id }),
     description: source.description,
     pack,
     order: order++,
   });
 
-  const pack: CompiledPack = {
+  const pack: Omit<CompiledPack, 'prefilter'> = {
     name: family.pack,
     files: sources.map((s) => s.pack),
     detect: [],
@@ -74,7 +91,12 @@ export function compilePack(sources: PackSource[]): CompiledPack {
     // The family's own timing wins over shared defaults: apply includes first, family last.
     if (source !== family) applyTiming(pack, timing);
     for (const rule of source.detect ?? []) pack.detect.push(base(rule, 'detect', name));
-    for (const rule of source.prefixes ?? []) pack.prefixes.push({ ...base(rule, 'prefix', name), logger: rule.logger ?? false });
+    for (const rule of source.prefixes ?? []) {
+      const prefix: CompiledPrefix = { ...base(rule, 'prefix', name), logger: rule.logger ?? false };
+      const firstUnits = options.firstUnitsOf?.(rule.pattern, rule.ignore_case ?? false);
+      if (firstUnits !== undefined && firstUnits !== null) prefix.firstUnits = firstUnits;
+      pack.prefixes.push(prefix);
+    }
     for (const stage of source.stages ?? []) {
       if (stage.budget !== undefined) pack.budgets[stage.stage] ??= requireDuration(stage.budget, name, `stage ${stage.stage}`);
       for (const rule of stage.markers) pack.markers.push(marker(base(rule, 'stage', name), stage.stage, rule));
@@ -86,7 +108,7 @@ export function compilePack(sources: PackSource[]): CompiledPack {
       pack.ready.push({
         ...base(rule, 'ready', name),
         holdMs: rule.hold === undefined ? 0 : requireDuration(rule.hold, name, rule.id),
-        confirm: (rule.confirm ?? []).map((p) => compileRegex(p, rule.ignore_case, { pack: name, id: rule.id })),
+        confirm: (rule.confirm ?? []).map((p) => regex(p, rule.ignore_case, { pack: name, id: rule.id })),
       });
     }
     for (const rule of source.heartbeats ?? []) {
@@ -124,8 +146,13 @@ export function compilePack(sources: PackSource[]): CompiledPack {
     ...pack.failures,
     ...pack.frameFailures,
   ].sort((a, b) => a.order - b.order);
-  return pack;
+  const { benign, failures, markers, progress, ready, heartbeats } = pack;
+  const confirm = ready.flatMap((rule) => rule.confirm);
+  const prefilter = new RulePrefilter({ benign, failures, markers, progress, ready, heartbeats, confirm }, (compiled) => gates.get(compiled) ?? ALWAYS);
+  return { ...pack, prefilter };
 }
+
+const ALWAYS: Gate = { literals: null, ignoreCase: false };
 
 /** Stages in the family's own order; stages it does not list keep their place in the design's order. */
 function rankStages(family: PackSource): Record<Stage, number> {
@@ -145,7 +172,7 @@ function marker(rule: CompiledRule, stage: Stage, source: { restart?: boolean; r
   return { ...rule, stage, restart: source.restart ?? false, reenterFrom: source.reenter_from };
 }
 
-function applyTiming(pack: CompiledPack, timing: { default_budget?: string; settle?: string }): void {
+function applyTiming(pack: Pick<CompiledPack, 'name' | 'defaultBudgetMs' | 'settleMs'>, timing: { default_budget?: string; settle?: string }): void {
   if (timing.default_budget !== undefined) pack.defaultBudgetMs = requireDuration(timing.default_budget, pack.name, 'timing.default_budget');
   if (timing.settle !== undefined) pack.settleMs = requireDuration(timing.settle, pack.name, 'timing.settle');
 }

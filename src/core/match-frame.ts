@@ -10,6 +10,7 @@ import type {
   CompiledRule,
 } from './pack-types.js';
 import type { ParsedFrame } from './parse-line.js';
+import type { RuleSet } from './prefilter.js';
 
 export type Groups = Record<string, string>;
 
@@ -39,23 +40,40 @@ export interface FrameMatch {
   confirmsReady: boolean;
 }
 
+/**
+ * Matches one frame. The pack's prefilter picks the rules whose required literals occur in the
+ * body (usually none), so the result is the same as running every rule, at a fraction of the cost.
+ */
 export function matchFrame(pack: CompiledPack, frame: ParsedFrame): FrameMatch {
   const body = frame.body;
   const result: FrameMatch = { frame, failures: [], confirmsReady: false };
   if (body === '') return result;
-  result.benign = first(pack.benign, body);
+  return matchRules(pack.prefilter.select(body), result);
+}
+
+/** Runs every rule of the pack, unfiltered: the reference the prefilter must agree with. */
+export function matchFrameUnfiltered(pack: CompiledPack, frame: ParsedFrame): FrameMatch {
+  const result: FrameMatch = { frame, failures: [], confirmsReady: false };
+  if (frame.body === '') return result;
+  const confirm = pack.ready.flatMap((rule) => rule.confirm);
+  return matchRules({ ...pack, confirm }, result);
+}
+
+function matchRules(rules: RuleSet, result: FrameMatch): FrameMatch {
+  const body = result.frame.body;
+  result.benign = first(rules.benign, body);
   if (!result.benign) {
-    for (const rule of pack.failures) {
+    for (const rule of rules.failures) {
       const match = rule.regex.exec(body);
       if (match) result.failures.push({ rule, groups: groupsOf(match) });
     }
   }
-  result.marker = first(pack.markers, body);
-  const progress = first(pack.progress, body);
+  result.marker = first(rules.markers, body);
+  const progress = first(rules.progress, body);
   if (progress) result.progress = toProgress(progress);
-  result.ready = first(pack.ready, body);
-  result.heartbeat = first(pack.heartbeats, body);
-  result.confirmsReady = pack.ready.some((rule) => rule.confirm.some((regex) => regex.test(body)));
+  result.ready = first(rules.ready, body);
+  result.heartbeat = first(rules.heartbeats, body);
+  result.confirmsReady = rules.confirm.some((regex) => regex.test(body));
   return result;
 }
 

@@ -2,6 +2,7 @@
  * The shape of a rule pack: first as written in YAML (`*Source`), then compiled once at the edge
  * (`Compiled*`) so the classifier only ever runs prepared regular expressions.
  */
+import type { RulePrefilter } from './prefilter.js';
 import type { Cause, Stage } from './vocabulary.js';
 
 export interface RuleSource {
@@ -113,6 +114,8 @@ export interface CompiledRule {
 
 export interface CompiledPrefix extends CompiledRule {
   logger: boolean;
+  /** The code units a non-empty match can begin with (from the pattern's syntax tree); undefined = any. */
+  firstUnits?: string;
 }
 
 export interface CompiledMarker extends CompiledRule {
@@ -170,4 +173,6 @@ export interface CompiledPack {
   settleMs: number;
   /** Every rule, for coverage and explain. */
   allRules: CompiledRule[];
+  /** Picks the rules that may match a frame (from the literals each pattern requires). */
+  prefilter: RulePrefilter;
 }

@@ -54,7 +54,12 @@ function firstPrefix(
   body: string,
   prefixes: readonly CompiledPrefix[],
 ): { prefix: CompiledPrefix; groups: Record<string, string | undefined>; length: number } | undefined {
+  // Only a non-empty match counts, and it begins with the body's first unit: skip the prefixes
+  // that cannot begin with it (most frames fail every prefix on their first character).
+  if (body === '') return undefined;
+  const lead = body[0]!;
   for (const prefix of prefixes) {
+    if (prefix.firstUnits !== undefined && !prefix.firstUnits.includes(lead)) continue;
     const match = prefix.regex.exec(body);
     if (match && match.index === 0 && match[0].length > 0) {
       return { prefix, groups: match.groups ?? {}, length: match[0].length };

@@ -26,7 +26,7 @@ export interface FollowOptions {
 export type FileFollower = AsyncIterable<FollowItem>;
 
 const DEFAULT_POLL_MS = 100;
-const READ_CHUNK_BYTES = 1024 * 1024;
+const READ_CHUNK_BYTES = 64 * 1024;
 // A rename-and-recreate rotation briefly leaves no file; only a longer absence is a deletion.
 const DELETE_GRACE_MS = 500;
 const FIFO_HIGH_WATER_BYTES = 4 * 1024 * 1024;

@@ -125,6 +125,14 @@ export class LineSplitter {
 
   /** Emits the line ending at `end`; `byLf` lines are emitted even when blank. */
   #finish(out: SplitLine[], chunk: Buffer | undefined, start: number, end: number, byLf: boolean): void {
+    if (this.#parts.length === 0 && chunk !== undefined && end - start <= this.#max && (end > start || (byLf && !this.#lineHadCr))) {
+      // The common case, a whole line inside this chunk and under the cap: decode it in place,
+      // with no Buffer view allocated for it. (Decoding per line, not per chunk, keeps a line
+      // kept as evidence from pinning the whole chunk's text in memory.)
+      this.#reset();
+      out.push({ text: chunk.toString('utf8', start, end), lineNo: this.#lineNo, truncated: 0 });
+      return;
+    }
     let bytes: Buffer;
     if (this.#parts.length === 0 && chunk !== undefined) {
       // Fast path: the whole line lies in this chunk, so no copy or concatenation.

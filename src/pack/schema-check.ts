@@ -1,5 +1,6 @@
 /** Validates a parsed pack against the JSON Schema and turns ajv's errors into located diagnostics. */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { breadcrumb, type Diagnostic } from './diagnostic.js';
 import { didYouMean } from './did-you-mean.js';
 import { packSchema } from './schema.js';
@@ -7,8 +8,12 @@ import { positionOf, type YamlSource } from './yaml-source.js';
 
 let validator: ValidateFunction | undefined;
 
+// ajv (CommonJS) is required on first use: a shipped pack checked at build time never needs it.
 function validate(): ValidateFunction {
-  validator ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(packSchema);
+  if (!validator) {
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    validator = new Ajv({ allErrors: true, strict: false, verbose: true }).compile(packSchema);
+  }
   return validator;
 }
 

@@ -1,0 +1,159 @@
+/**
+ * The literal prefilter: one scan of a frame finds the few rules that could match it, so almost
+ * every line of a large log is rejected before any regular expression runs.
+ *
+ * Every rule pattern requires some literal text (`Load weight begin. avail mem=`, one of
+ * `CUDA error` / `NCCL error`); the pack layer extracts it from the pattern's syntax tree at load
+ * time and hands it in as data (`LiteralsOf`), so this module stays pure. A rule whose literals
+ * are unknown (`null`) runs on every frame. Soundness: a rule is skipped only when none of its
+ * literals occurs in the frame, and then its pattern cannot match. Which rules match, and in
+ * which order, is therefore exactly what running every rule would give.
+ */
+import { LiteralScanner } from './literal-scanner.js';
+import type { CompiledFailure, CompiledHeartbeat, CompiledMarker, CompiledProgress, CompiledReady, CompiledRule } from './pack-types.js';
+
+/**
+ * Literals one of which occurs in every text the pattern matches (lower-case, to be found in the
+ * lower-cased text, when `ignoreCase`), or null when no such set is known.
+ */
+export type LiteralsOf = (pattern: string, ignoreCase: boolean) => readonly string[] | null;
+
+/** The rules `matchFrame` runs, in pack order within each list. */
+export interface RuleSet {
+  benign: readonly CompiledRule[];
+  failures: readonly CompiledFailure[];
+  markers: readonly CompiledMarker[];
+  progress: readonly CompiledProgress[];
+  ready: readonly CompiledReady[];
+  heartbeats: readonly CompiledHeartbeat[];
+  /** The ready rules' `confirm` patterns (any one confirms a held ready). */
+  confirm: readonly RegExp[];
+}
+
+type ListName = keyof RuleSet;
+const LISTS: readonly ListName[] = ['benign', 'failures', 'markers', 'progress', 'ready', 'heartbeats', 'confirm'];
+
+/** The literals that gate one pattern (`null`: it always runs). */
+export interface Gate {
+  literals: readonly string[] | null;
+  ignoreCase: boolean;
+}
+
+interface Entry {
+  list: ListName;
+  item: RuleSet[ListName][number];
+}
+
+/** Literals of one case mode, deduplicated, with the entries each one gates. */
+class LiteralIndex {
+  readonly literals: string[] = [];
+  readonly owners: number[][] = [];
+  private readonly slots = new Map<string, number>();
+
+  add(literal: string, entry: number): void {
+    let slot = this.slots.get(literal);
+    if (slot === undefined) {
+      slot = this.literals.push(literal) - 1;
+      this.slots.set(literal, slot);
+      this.owners.push([]);
+    }
+    this.owners[slot]!.push(entry);
+  }
+
+  scanner(): LiteralScanner | undefined {
+    return this.literals.length > 0 ? new LiteralScanner(this.literals) : undefined;
+  }
+}
+
+export class RulePrefilter {
+  /** Rules that run on every frame (their literals are unknown). */
+  readonly alwaysRun: number;
+  /** Distinct literals searched for. */
+  readonly literalCount: number;
+  private readonly entries: Entry[] = [];
+  private readonly always: number[] = [];
+  private readonly cased = new LiteralIndex();
+  private readonly folded = new LiteralIndex();
+  /** Built on the first frame: of the packs loaded to detect a family, only one is ever used. */
+  private scanners: { cased?: LiteralScanner; folded?: LiteralScanner } | undefined;
+  /** What a frame without any literal runs: the always-run rules. Shared, never mutated. */
+  private readonly quiet: RuleSet;
+  /** Per-entry stamp of the frame that last selected it (dedupes without a Set per frame). */
+  private readonly picked: Uint32Array;
+  private stamp = 0;
+  /** Rule sets already built, by the literals found. */
+  private readonly seen = new Map<string, RuleSet>();
+
+  constructor(rules: RuleSet, gateOf: (regex: RegExp) => Gate) {
+    const { cased, folded } = this;
+    for (const list of LISTS) {
+      for (const item of rules[list]) {
+        const index = this.entries.push({ list, item }) - 1;
+        const { literals, ignoreCase } = gateOf(item instanceof RegExp ? item : item.regex);
+        if (literals === null || literals.length === 0) this.always.push(index);
+        else for (const literal of literals) (ignoreCase ? folded : cased).add(literal, index);
+      }
+    }
+    this.picked = new Uint32Array(this.entries.length);
+    this.quiet = this.build(this.always);
+    this.alwaysRun = this.always.length;
+    this.literalCount = cased.literals.length + folded.literals.length;
+  }
+
+  /** The rules that may match `text`: those whose literals occur in it, and the always-run ones. */
+  select(text: string): RuleSet {
+    const scanners = (this.scanners ??= { cased: this.cased.scanner(), folded: this.folded.scanner() });
+    const cased = scanners.cased ? scanners.cased.scan(text) : NONE;
+    const folded = scanners.folded ? scanners.folded.scan(text.toLowerCase()) : NONE;
+    if (cased.length === 0 && folded.length === 0) return this.quiet;
+    // Noisy lines repeat a few literal combinations (`NCCL INFO `, `"GET /`): build each set once.
+    const key = folded.length === 0 ? cased.join() : `${cased.join()}|${folded.join()}`;
+    let set = this.seen.get(key);
+    if (set === undefined) {
+      set = this.union(cased, folded);
+      if (this.seen.size >= MAX_SEEN) this.seen.clear();
+      this.seen.set(key, set);
+    }
+    return set;
+  }
+
+  private union(cased: readonly number[], folded: readonly number[]): RuleSet {
+    const stamp = this.nextStamp();
+    const chosen = [...this.always];
+    for (const index of this.always) this.picked[index] = stamp;
+    this.collect(cased, this.cased.owners, stamp, chosen);
+    this.collect(folded, this.folded.owners, stamp, chosen);
+    return this.build(chosen.sort((a, b) => a - b));
+  }
+
+  private collect(found: readonly number[], owners: readonly number[][], stamp: number, chosen: number[]): void {
+    for (const literal of found) {
+      for (const index of owners[literal]!) {
+        if (this.picked[index] === stamp) continue;
+        this.picked[index] = stamp;
+        chosen.push(index);
+      }
+    }
+  }
+
+  /** A rule set of the given entries, which are in pack order. */
+  private build(indices: readonly number[]): RuleSet {
+    const set: Record<ListName, unknown[]> = { benign: [], failures: [], markers: [], progress: [], ready: [], heartbeats: [], confirm: [] };
+    for (const index of indices) {
+      const entry = this.entries[index]!;
+      set[entry.list].push(entry.item);
+    }
+    return set as unknown as RuleSet;
+  }
+
+  private nextStamp(): number {
+    if (this.stamp === 0xffffffff) {
+      this.picked.fill(0);
+      this.stamp = 0;
+    }
+    return ++this.stamp;
+  }
+}
+
+const NONE: readonly number[] = [];
+const MAX_SEEN = 1024;

@@ -1,0 +1,60 @@
+/** Runs a command and measures its wall time and peak RSS (GNU time when present, else /proc polling). */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const GNU_TIME = ['/usr/bin/time', '/bin/time'].find((path) => existsSync(path));
+export const rssMethod = GNU_TIME ? `${GNU_TIME} -f %M` : 'polling /proc/PID/status VmHWM every 10 ms';
+
+/**
+ * Runs `command args` (stdout captured, stderr captured) and resolves
+ * { wallMs, rssKb, code, stdout, stderr }. `shell` runs a pipeline; then only the last stage's
+ * RSS is known when it is wrapped by the caller.
+ */
+export function measure(command, args, { cwd, stdin = 'ignore' } = {}) {
+  const scratch = mkdtempSync(join(tmpdir(), 'spinup-measure-'));
+  const timeFile = join(scratch, 'time');
+  const [file, argv] = GNU_TIME ? [GNU_TIME, ['-o', timeFile, '-f', '%M', command, ...args]] : [command, args];
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(file, argv, { cwd, stdio: [stdin, 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    let polled = 0;
+    const poll = GNU_TIME
+      ? undefined
+      : setInterval(() => {
+          try {
+            const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+            if (match) polled = Math.max(polled, Number(match[1]));
+          } catch {
+            // The process just ended.
+          }
+        }, 10);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - started;
+      if (poll) clearInterval(poll);
+      let rssKb = polled;
+      if (GNU_TIME) {
+        const lines = readFileSync(timeFile, 'utf8').trim().split('\n');
+        rssKb = Number(lines[lines.length - 1]);
+      }
+      rmSync(scratch, { recursive: true, force: true });
+      resolve({ wallMs, rssKb, code, stdout, stderr });
+    });
+  });
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
