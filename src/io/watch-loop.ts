@@ -30,6 +30,14 @@ export interface WatchLoopOptions {
   onNotice?: (notice: { type: string; path?: string; detail?: string }) => void;
   /** Called every tick (status line refresh). */
   onTick?: () => void;
+  /**
+   * A verdict decided by a line that was already in the file when the follow began: an earlier
+   * run's, or this run's if it ended before we looked. A new run starting within
+   * `earlierVerdictWaitMs` replaces it; otherwise it is the answer.
+   */
+  onEarlierVerdict?: (verdict: Verdict) => void;
+  /** Default EARLIER_VERDICT_WAIT_MS. */
+  earlierVerdictWaitMs?: number;
   maxLineBytes?: number;
 }
 
@@ -46,6 +54,12 @@ const VERDICT_GRACE_MS = 40;
 /** ...but a log that never pauses still gets its verdict. */
 const VERDICT_GRACE_MAX_MS = 500;
 const TICK = Symbol('tick');
+/**
+ * How long a verdict found in the file waits for a new run before it stands. A restarted server
+ * that appends to the same log prints its launch line within seconds (imports, argument
+ * parsing); a run that failed before watch opened the file must still get its answer.
+ */
+export const EARLIER_VERDICT_WAIT_MS = 30_000;
 
 export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResult> {
   const { session, wall } = options;
@@ -55,13 +69,19 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   let caughtUp = false;
   let settlingSince: number | undefined;
   let lines = 0;
-  let pending: Promise<IteratorResult<SourceItem>> | undefined;
+  let lastLineNo = 0;
+  // The last line of what was there at the start, and the verdict it gave (not the answer).
+  let backlogEnd = 0;
+  let earlier: Verdict | undefined;
+  let earlierSince = 0;
+  const next = new NextItem(iterator);
   const emit = (events: SessionEvent[]): void => {
     if (events.length > 0) options.onEvents?.(events);
   };
   const feed = (splitLines: { text: string; lineNo: number }[]): void => {
     for (const line of splitLines) {
       lines++;
+      lastLineNo = line.lineNo;
       emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.() }));
     }
   };
@@ -71,26 +91,27 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     iterator.return?.().catch(() => undefined);
     return { end, verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines };
   };
-  const aborted = new Promise<typeof DONE>((resolve) => {
-    if (options.signal?.aborted) resolve(DONE);
-    options.signal?.addEventListener('abort', () => resolve(DONE), { once: true });
-  });
 
   for (;;) {
     if (options.signal?.aborted) return finish('interrupted');
+    const verdict = session.verdict;
+    if (options.stopAtVerdict && caughtUp && verdict && verdict !== earlier && decidedBefore(verdict, backlogEnd)) {
+      earlier = verdict;
+      earlierSince = Date.now();
+      options.onEarlierVerdict?.(verdict);
+    }
+    const stale = earlier !== undefined && verdict === earlier && Date.now() - earlierSince < (options.earlierVerdictWaitMs ?? EARLIER_VERDICT_WAIT_MS);
     // With a verdict in hand, only lines already on their way can change it (a newer run).
-    const settling = options.stopAtVerdict && caughtUp && session.verdict !== undefined;
+    const settling = options.stopAtVerdict && caughtUp && verdict !== undefined && !stale;
     if (settling) settlingSince ??= Date.now();
     else settlingSince = undefined;
     if (settlingSince !== undefined && Date.now() - settlingSince > VERDICT_GRACE_MAX_MS) return finish('verdict');
     if (options.timeoutMs !== undefined && wall && startedAt !== undefined && wall() - startedAt >= options.timeoutMs) {
-      return finish(settling ? 'verdict' : 'timeout');
+      // A verdict found in the file still waiting for a newer run is better than no answer.
+      return finish(settling || stale ? 'verdict' : 'timeout');
     }
-    pending ??= iterator.next();
     const waitMs = settling ? VERDICT_GRACE_MS : (options.tickMs ?? 200);
-    const winner = wall || settling
-      ? await Promise.race([pending, aborted, sleep(waitMs).then(() => TICK)])
-      : await Promise.race([pending, aborted]);
+    const winner = await next.wait(wall || settling ? waitMs : undefined, options.signal);
     if (winner === DONE) return finish('interrupted');
     if (winner === TICK && settling) return finish('verdict');
     if (winner === TICK) {
@@ -98,8 +119,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
       options.onTick?.();
       continue;
     }
-    pending = undefined;
-    const result = winner as IteratorResult<SourceItem>;
+    const result = winner;
     if (result.done) {
       feed(splitter.end());
       emit(session.end());
@@ -108,12 +128,77 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     const item = result.value;
     if (item.kind === 'data') feed(splitter.push(item.chunk));
     else if (item.kind === 'flush') feed(splitter.end());
-    else if (item.kind === 'caught-up') caughtUp = true;
+    else if (item.kind === 'caught-up') {
+      caughtUp = true;
+      backlogEnd = lastLineNo;
+    }
     else options.onNotice?.(item.notice);
     if (wall) emit(session.tick({ wall: wall() }));
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+/**
+ * A ready or failed verdict rests on a line; one in the backlog is stale news when a restarted
+ * server appends to the same log (the grep loop's false READY). A stall is decided by live
+ * silence, so it always counts.
+ */
+function decidedBefore(verdict: Verdict, backlogEnd: number): boolean {
+  const line = verdict.decidedBy?.lineNo;
+  return verdict.verdict !== 'stalled' && line !== undefined && line <= backlogEnd;
+}
+
+type Arrival = { result: IteratorResult<SourceItem> } | { error: unknown };
+
+/**
+ * The source's next item, or a tick, or the abort, whichever comes first. `Promise.race` against
+ * a promise that settles late or never (a tick, the abort) keeps every result it raced reachable,
+ * so every chunk ever read stayed in memory (a 1 GB line held 1 GB); each wait here leaves no
+ * timer, listener or reaction behind, and the source's promise gets one reaction however many
+ * ticks pass while it is pending.
+ */
+class NextItem {
+  #inFlight = false;
+  #arrived: Arrival | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(private readonly iterator: AsyncIterator<SourceItem>) {}
+
+  async wait(ms: number | undefined, signal: AbortSignal | undefined): Promise<IteratorResult<SourceItem> | typeof DONE | typeof TICK> {
+    if (!this.#arrived && !this.#inFlight) this.#request();
+    if (!this.#arrived && !signal?.aborted) await this.#sleep(ms, signal);
+    if (signal?.aborted) return DONE;
+    const arrived = this.#arrived;
+    if (!arrived) return TICK;
+    this.#arrived = undefined;
+    if ('error' in arrived) throw arrived.error;
+    return arrived.result;
+  }
+
+  #request(): void {
+    this.#inFlight = true;
+    const land = (arrived: Arrival): void => {
+      this.#inFlight = false;
+      this.#arrived = arrived;
+      this.#wake?.();
+    };
+    this.iterator.next().then(
+      (result) => land({ result }),
+      (error: unknown) => land({ error }),
+    );
+  }
+
+  #sleep(ms: number | undefined, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this.#wake = undefined;
+        resolve();
+      };
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
+      timer?.unref?.();
+      signal?.addEventListener('abort', done, { once: true });
+      this.#wake = done;
+    });
+  }
 }

@@ -1,11 +1,12 @@
 /** `spinup watch [FILE|-]`: classify a server log, live or after the fact. */
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
+import type { Verdict } from '../../core/events.js';
 import { fileSource, followSource, streamSource } from '../../io/sources.js';
-import { runWatchLoop, type LoopResult } from '../../io/watch-loop.js';
+import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult } from '../../io/watch-loop.js';
 import { InputError, UsageError } from '../errors.js';
 import { WatchReporter, type ReportMode } from '../format/watch-reporter.js';
 import { useColor, type Io } from '../io-context.js';
@@ -20,7 +21,9 @@ at a stage. FILE is followed by name like tail -F (it may not exist yet; rotatio
 truncation are survived); '-' reads a pipe, e.g.
   ssh gpu-host tail -F /data/server.log | spinup watch -
   python -m sglang.launch_server ... 2>&1 | spinup watch -
-A file that already holds earlier runs is classified by its latest run.
+A file that already holds earlier runs is classified by its latest run; if that run
+had already ended (READY or FAILED) before watch started, watch gives a new run 30s
+to start before it reports that one (--no-follow reports it at once).
 
 Options:
   --pack NAME|FILE    sglang, vllm or a pack file (default: detect from the first lines)
@@ -88,7 +91,12 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       signal: io.signal,
       onEvents: (events) => reporter.events(events),
       onNotice: (notice) => reporter.notice(notice),
+      onEarlierVerdict: (verdict) => reportEarlier(verdict, reporter, mode),
     });
+  } catch (error) {
+    // The file or pipe failed under us (EIO, a file that went unreadable): say which input it was.
+    if (typeof (error as NodeJS.ErrnoException | undefined)?.syscall === 'string') throw new InputError(`${path ? target : 'stdin'}: cannot read: ${readFailure(error)}`, { cause: error });
+    throw error;
   } finally {
     if (ticker) clearInterval(ticker);
     stop.abort();
@@ -119,7 +127,29 @@ function finish(result: LoopResult, reporter: WatchReporter, timeoutMs: number |
   return exitCodeFor(verdict.verdict);
 }
 
+/** The file already ended in a verdict: say so, since watch now waits a while for a new run. */
+function reportEarlier(verdict: Verdict, reporter: WatchReporter, mode: ReportMode): void {
+  const detail = `the latest run in the log had already ended ${verdict.verdict.toUpperCase()} at line ${verdict.decidedBy?.lineNo ?? '?'} before watch started; reporting it unless a new run starts within ${formatDuration(EARLIER_VERDICT_WAIT_MS)}`;
+  if (mode === 'json') reporter.notice({ type: 'earlier-verdict', detail });
+  else if (mode !== 'quiet') reporter.message(`spinup: ${detail}`);
+}
+
 function checkReadable(path: string, shown: string): void {
-  if (!existsSync(path)) throw new InputError(`${shown}: no such file`);
-  if (statSync(path).isDirectory()) throw new InputError(`${shown}: is a directory, not a log file`);
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    throw new InputError(`${shown}: ${readFailure(error)}`, { cause: error });
+  }
+  if (stats.isDirectory()) throw new InputError(`${shown}: is a directory, not a log file`);
+  if (stats.isSocket()) throw new InputError(`${shown}: is a socket, not a log file`);
+}
+
+function readFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ELOOP') return 'too many levels of symbolic links (a symlink loop?)';
+  if (code === 'EISDIR') return 'is a directory, not a log file';
+  return (error as Error).message;
 }

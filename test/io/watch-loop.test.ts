@@ -1,0 +1,206 @@
+/**
+ * runWatchLoop over real sources: a PassThrough pipe, and real files followed by name. Real
+ * time, short bounded waits.
+ */
+import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Verdict } from '../../src/core/events.js';
+import { Session, type SessionEvent } from '../../src/core/session.js';
+import { fileSource, followSource, streamSource } from '../../src/io/sources.js';
+import { runWatchLoop, type LoopResult, type SourceItem, type WatchLoopOptions } from '../../src/io/watch-loop.js';
+import { classifyText } from '../../src/replay/run-case.js';
+import { shippedPack } from '../helpers/classify.js';
+import { repoRoot } from '../helpers/run-main.js';
+
+const fixture = (name: string): Buffer => readFileSync(join(repoRoot, 'fixtures', name));
+const READY = fixture('sglang/09-tp4-l4-qwq32b-ready-health-polls.log');
+const OOM = fixture('sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log');
+const READY_LINES = READY.toString('utf8').split('\n');
+const WAIT_MS = 3000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const packs = [shippedPack('sglang'), shippedPack('vllm')];
+const newSession = (): Session => new Session({ packs, family: 'sglang' });
+
+let dir: string;
+let stops: AbortController[];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'spinup-watch-loop-'));
+  stops = [];
+});
+
+afterEach(async () => {
+  for (const stop of stops) stop.abort();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A loop as `watch` runs it live (wall clock, stop at the verdict), bounded by WAIT_MS. */
+async function live(source: WatchLoopOptions['source'], extra: Partial<WatchLoopOptions> = {}): Promise<LoopResult & { events: SessionEvent[]; earlier: Verdict[] }> {
+  const events: SessionEvent[] = [];
+  const earlier: Verdict[] = [];
+  const run = runWatchLoop({
+    source,
+    session: newSession(),
+    wall: () => Date.now(),
+    stopAtVerdict: true,
+    onEvents: (e) => events.push(...e),
+    onEarlierVerdict: (v) => earlier.push(v),
+    ...extra,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the loop did not end')), WAIT_MS)));
+  try {
+    return { ...(await Promise.race([run, late])), events, earlier };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function follow(file: string, fromEnd = false): AsyncGenerator<SourceItem> {
+  const stop = new AbortController();
+  stops.push(stop);
+  return followSource(file, { fromEnd, signal: stop.signal });
+}
+
+const pick = (v: Verdict | undefined): Partial<Verdict> => ({ verdict: v?.verdict, stage: v?.stage, cause: v?.cause, rule: v?.rule });
+
+describe('runWatchLoop over a pipe', () => {
+  it.for([
+    { name: 'whole', size: Infinity },
+    { name: '64 KiB', size: 65536 },
+    { name: '7-byte', size: 7 },
+    { name: '1-byte', size: 1 },
+  ])('gives the replay verdict whatever the chunking ($name chunks)', async ({ size }) => {
+    const stdin = new PassThrough();
+    for (let at = 0; at < OOM.length; at += size) stdin.write(OOM.subarray(at, Math.min(OOM.length, at + size)));
+    stdin.end();
+    const result = await live(streamSource(stdin));
+    const replayed = classifyText(OOM.toString('utf8'), { packs, family: 'sglang' }).verdict;
+    expect(result.lines).toBe(108);
+    expect(pick(result.verdict)).toEqual(pick(replayed));
+    expect(result.verdict?.evidence[0]?.lineNo).toBe(replayed.evidence[0]?.lineNo);
+  });
+
+  it('two runs arriving at once: the latest run wins', async () => {
+    const stdin = new PassThrough();
+    stdin.end(Buffer.concat([READY, OOM]));
+    const result = await live(streamSource(stdin));
+    expect(result.end).toBe('ended');
+    expect(pick(result.verdict)).toMatchObject({ verdict: 'failed', cause: 'gpu_oom' });
+    expect(result.events.map((e) => e.type)).toContain('restart');
+    expect(result.earlier).toEqual([]);
+  });
+
+  it('a verdict ends the loop though the pipe stays open', async () => {
+    const stdin = new PassThrough();
+    stdin.write(READY);
+    const started = Date.now();
+    const result = await live(streamSource(stdin));
+    expect(result.end).toBe('verdict');
+    expect(result.verdict).toMatchObject({ verdict: 'ready', decidedBy: { lineNo: 82 } });
+    // Bounded by the grace for lines in flight, not by the (never) end of the pipe.
+    expect(Date.now() - started).toBeLessThan(WAIT_MS);
+  });
+
+  it('ends at the input end with `incomplete` and the last line seen', async () => {
+    const stdin = new PassThrough();
+    stdin.end(READY.subarray(0, READY.indexOf('\n[2025-03-08 12:29:13 TP3] Load weight begin')));
+    const result = await live(streamSource(stdin));
+    expect(result.end).toBe('ended');
+    expect(result.verdict).toMatchObject({ verdict: 'incomplete', stage: 'distributed_init', lastLine: { lineNo: 23, text: READY_LINES[22] } });
+  });
+
+  it('a timeout ends a silent pipe', async () => {
+    const stdin = new PassThrough();
+    stdin.write(READY.subarray(0, 2000));
+    const result = await live(streamSource(stdin), { timeoutMs: 300, tickMs: 50 });
+    expect(result.end).toBe('timeout');
+    expect(result.verdict).toBeUndefined();
+  });
+
+  it('an abort ends a silent pipe at once', async () => {
+    const stdin = new PassThrough();
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 100);
+    const result = await live(streamSource(stdin), { signal: abort.signal });
+    expect(result.end).toBe('interrupted');
+  });
+});
+
+describe('runWatchLoop over a followed file', () => {
+  it('a verdict already in the file does not end the watch; the next run decides', async () => {
+    const file = join(dir, 'server.log');
+    writeFileSync(file, READY);
+    const events: SessionEvent[] = [];
+    const done = live(follow(file), { onEvents: (e) => events.push(...e) });
+    // The earlier verdict shows up in the events, then the loop must keep going.
+    for (const deadline = Date.now() + WAIT_MS; !events.some((e) => e.type === 'verdict'); await sleep(10)) {
+      if (Date.now() > deadline) throw new Error('no verdict from the backlog');
+    }
+    await sleep(600);
+    appendFileSync(file, OOM);
+    const result = await done;
+    expect(result.earlier).toMatchObject([{ verdict: 'ready', decidedBy: { lineNo: 82 } }]);
+    expect(result.end).toBe('verdict');
+    expect(pick(result.verdict)).toMatchObject({ verdict: 'failed', stage: 'load_weights', cause: 'gpu_oom' });
+    expect(result.verdict?.evidence[0]?.lineNo).toBe(88 + 106);
+  });
+
+  it.for([
+    { name: 'the wait for a new run', options: { earlierVerdictWaitMs: 300 } },
+    { name: 'a timeout', options: { timeoutMs: 300 } },
+  ])('a verdict already in the file stands when no new run starts: $name ends', async ({ options }) => {
+    const file = join(dir, 'server.log');
+    writeFileSync(file, OOM);
+    const started = Date.now();
+    const result = await live(follow(file), { tickMs: 50, ...options });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(result.end).toBe('verdict');
+    expect(result.earlier).toHaveLength(1);
+    expect(result.verdict).toBe(result.earlier[0]);
+    expect(pick(result.verdict)).toMatchObject({ verdict: 'failed', cause: 'gpu_oom' });
+  });
+
+  it('a verdict on a line that arrived after the start is final', async () => {
+    const file = join(dir, 'server.log');
+    writeFileSync(file, READY.subarray(0, READY.indexOf('[2025-03-08 12:29:33] The server is fired up')));
+    const done = live(follow(file));
+    await sleep(150);
+    appendFileSync(file, READY.subarray(READY.indexOf('[2025-03-08 12:29:33] The server is fired up')));
+    const result = await done;
+    expect(result.earlier).toEqual([]);
+    expect(result.end).toBe('verdict');
+    expect(result.verdict).toMatchObject({ verdict: 'ready', decidedBy: { lineNo: 82 } });
+  });
+
+  it('an unterminated last line of a rotated file is a line of its own', async () => {
+    const file = join(dir, 'server.log');
+    // Everything up to the ready line, which the old file holds without its newline.
+    const readyAt = READY.indexOf('[2025-03-08 12:29:33] The server is fired up');
+    const readyEnd = READY.indexOf('\n', readyAt);
+    writeFileSync(file, READY.subarray(0, readyAt));
+    const done = live(follow(file));
+    await sleep(150);
+    appendFileSync(file, READY.subarray(readyAt, readyEnd));
+    await sleep(150);
+    renameSync(file, `${file}.1`);
+    writeFileSync(file, READY.subarray(readyEnd + 1));
+    const result = await done;
+    expect(result.verdict).toMatchObject({ verdict: 'ready', decidedBy: { lineNo: 82, text: READY_LINES[81] } });
+  });
+
+  it('--no-follow reading: log time only, to the end, latest run wins', async () => {
+    const file = join(dir, 'server.log');
+    writeFileSync(file, Buffer.concat([OOM, READY]));
+    const result = await live(fileSource(file), { wall: undefined, stopAtVerdict: false });
+    expect(result.end).toBe('ended');
+    expect(result.lines).toBe(108 + 88);
+    expect(result.verdict).toMatchObject({ verdict: 'ready', decidedBy: { lineNo: 108 + 82 } });
+    expect(result.earlier).toEqual([]);
+  });
+});
