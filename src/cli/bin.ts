@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-import { main } from './main.js';
+import { setFlagsFromString } from 'node:v8';
+import { EXIT } from '../core/exit-codes.js';
+import { internalErrorReport, main } from './main.js';
+
+// A rule pattern in a user's pack that backtracks catastrophically, which the load-time check
+// could not see, falls back to V8's linear-time engine instead of stalling the watch on one line.
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 const controller = new AbortController();
 let interrupts = 0;
@@ -13,7 +19,18 @@ process.on('SIGTERM', onSignal);
 // `spinup watch ... | head -1`: a closed stdout is the reader saying it has enough.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  // A full disk or a dead terminal: say so once; the exit code still carries the verdict.
+  if (!process.stderr.destroyed) process.stderr.write(`spinup: cannot write to stdout (${error.code ?? error.message}); the exit code still gives the verdict\n`);
 });
+// `spinup watch ... 2>&1 | head -1` or a closed stderr: lose the messages, not the watch.
+process.stderr.on('error', () => undefined);
+// A bug that escapes main (thrown in a callback) still ends the way main ends one, not in a bare trace.
+const escaped = (error: unknown): void => {
+  if (!process.stderr.destroyed) process.stderr.write(internalErrorReport(error, `in '${process.argv[2] ?? ''}' (escaped)`));
+  process.exit(EXIT.internal);
+};
+process.on('uncaughtException', escaped);
+process.on('unhandledRejection', escaped);
 
 process.exitCode = await main({
   argv: process.argv.slice(2),

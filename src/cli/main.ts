@@ -71,9 +71,26 @@ function reportError(error: unknown, io: Io, command: string): number {
     write(io.stderr, `spinup ${command}: ${error.message}\n`);
     return EXIT.noInput;
   }
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  write(io.stderr, `spinup ${version()}: internal error in '${command}'. This is a bug; please report it with the lines below.\n${detail}\n`);
+  if (isSystemError(error)) {
+    // The file system said no (EIO on a bad disk, ENXIO on a socket...): the input, not a bug in spinup.
+    const path = error.path !== undefined && !error.message.includes(error.path) ? `${error.path}: ` : '';
+    write(io.stderr, `spinup ${command}: ${path}${error.message}\n`);
+    return EXIT.noInput;
+  }
+  write(io.stderr, internalErrorReport(error, `in '${command}'`));
   return EXIT.internal;
+}
+
+/** What a bug looks like to the user (exit 70): the version, a request to report it, the stack. */
+export function internalErrorReport(error: unknown, where: string): string {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return `spinup ${version()}: internal error ${where}. This is a bug; please report it with the lines below.\n${detail}\n`;
+}
+
+/** An error from the operating system (errno code and syscall), as Node's fs and net raise them. */
+function isSystemError(error: unknown): error is NodeJS.ErrnoException {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  return error instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code) && typeof syscall === 'string';
 }
 
 function isParseArgsError(error: unknown): boolean {

@@ -1,0 +1,90 @@
+/**
+ * `spinup run` (the built CLI) given servers that misbehave: a command that does not exist or
+ * cannot run, one that exits before printing anything, one that ignores SIGTERM, one that forks
+ * children and exits. Each ends with one clear message and its exit code, and no process the
+ * test started (directly or through spinup) outlives it.
+ */
+import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isAlive, PidTracker } from '../io/pid-tracker.js';
+import { assertBuilt, killAll, scratch, SERVERS, sleep, spawnCli, STACK_TRACE, type CliChild } from './cli-child.js';
+
+const { dir, env, cleanup } = scratch('run');
+const tracker = new PidTracker();
+beforeAll(assertBuilt);
+afterEach(async () => {
+  await killAll();
+  expect(await tracker.sweep(), 'processes that outlived the test').toEqual([]);
+});
+afterAll(cleanup);
+
+let logs = 0;
+function run(args: string[], command: string[]): { w: CliChild; log: string } {
+  const log = join(dir, `run-${++logs}.log`);
+  const w = spawnCli(['run', '--log', log, ...args, '--', ...command], { cwd: dir, env, stdin: 'ignore' });
+  tracker.track(w.pid);
+  return { w, log };
+}
+
+/** Every pid spinup or a fixture server printed: the server, its children. */
+function trackPrinted(w: CliChild): number[] {
+  const pids = [...`${w.stdout}\n${w.stderr}`.matchAll(/started pid (\d+)|\b(?:child|orphan) pid (\d+)/g)].map((m) => Number(m[1] ?? m[2]));
+  tracker.track(...pids);
+  return pids;
+}
+
+describe('spinup run with a server that misbehaves', () => {
+  it.for([
+    { name: 'does not exist', command: [join(dir, 'no-such-server')], reason: 'command not found' },
+    { name: 'is not executable', command: [join(dir, 'not-executable.sh')], reason: 'permission denied or not an executable file' },
+    { name: 'is a directory', command: [dir], reason: 'permission denied or not an executable file' },
+  ])('a command that $name: exit 66 with the reason, no log file, nothing left running', async ({ command, reason }) => {
+    writeFileSync(join(dir, 'not-executable.sh'), '#!/bin/sh\necho hi\n');
+    chmodSync(join(dir, 'not-executable.sh'), 0o644);
+    const before = readdirSync(dir).filter((f) => f.startsWith('run-'));
+    const { w, log } = run([], command);
+    expect(await w.finished()).toEqual({ code: 66, signal: null });
+    expect(w.stderr.trim()).toBe(`spinup run: cannot start "${command[0]}": ${reason}`);
+    expect(existsSync(log)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.startsWith('run-'))).toEqual(before);
+  });
+
+  it.for([
+    { name: 'exits 0', code: 0, cause: 'unknown', says: 'exited (code 0) before it was ready' },
+    { name: 'exits 3', code: 3, cause: 'crash', says: 'the server exited with code 3 with no error in its log' },
+  ])('a server that $name before printing anything: FAILED (exit 1), the exit named', async ({ code, cause, says }) => {
+    const { w, log } = run([], [process.execPath, '-e', `process.exit(${code})`]);
+    expect(await w.finished()).toEqual({ code: 1, signal: null });
+    trackPrinted(w);
+    expect(w.stdout + w.stderr).toContain(`FAILED`);
+    expect(w.stdout + w.stderr).toContain(`${cause}: ${says}`);
+    expect(w.stderr).not.toMatch(STACK_TRACE);
+    expect(existsSync(log)).toBe(true); // an empty log is still the record of the attempt
+  });
+
+  it('a server that ignores SIGTERM: STALLED at --timeout, then SIGKILL after the grace period', async () => {
+    const started = Date.now();
+    const { w } = run(['--timeout', '1s', '--grace', '1s'], [process.execPath, join(SERVERS, 'ignore-sigterm.mjs')]);
+    await w.untilStderr('started pid');
+    const [server] = trackPrinted(w);
+    expect(await w.finished(8_000), w.dump()).toEqual({ code: 2, signal: null });
+    expect(Date.now() - started).toBeLessThan(6_000);
+    expect(w.stdout).toContain('ignoring SIGTERM'); // it did get the SIGTERM, and shrugged
+    expect(w.stderr).toContain('SIGTERM was not enough within 1s: killed with SIGKILL');
+    expect(isAlive(server!)).toBe(false);
+  });
+
+  it('a launcher that forks two workers and exits: FAILED, and the workers are stopped too', async () => {
+    const { w } = run(['--grace', '2s'], [process.execPath, join(SERVERS, 'fork-and-exit.mjs')]);
+    expect(await w.finished(8_000), w.dump()).toEqual({ code: 1, signal: null });
+    const pids = trackPrinted(w);
+    const workers = [...w.stdout.matchAll(/child pid (\d+)/g)].map((m) => Number(m[1]));
+    expect(workers).toHaveLength(2);
+    expect(pids).toEqual(expect.arrayContaining(workers));
+    // Dead (a zombie counts: this container's PID 1 may never reap the orphans it inherits).
+    for (let waited = 0; workers.some(isAlive) && waited < 2_000; waited += 50) await sleep(50);
+    expect(workers.filter(isAlive)).toEqual([]);
+    expect(w.stderr).toContain('stopping the server');
+  });
+});
