@@ -104,7 +104,8 @@ function valueAt(source: YamlSource, path: string[]): unknown {
 
 function describe(value: unknown): string {
   if (value === undefined || value === null) return 'nothing';
-  if (typeof value === 'string') return JSON.stringify(value);
+  // A binary or huge value would flood the terminal: the start of it says enough.
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   if (typeof value === 'object') return Array.isArray(value) || (value as { items?: unknown }).items ? 'a collection' : 'an object';
   return `${typeof value} ${String(value)}`;
 }

@@ -56,7 +56,8 @@ export async function explainCommand(args: string[], io: Io): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'name the log FILE to explain' : 'explain one log at a time');
   const file = positionals[0]!;
   const path = resolve(io.cwd, file);
-  if (!existsSync(path) || !statSync(path).isFile()) throw new InputError(`no such file: ${file}`);
+  if (!existsSync(path)) throw new InputError(`no such file: ${file}`);
+  if (!statSync(path).isFile()) throw new InputError(`not a regular file: ${file}`);
   const idleFlag = durationOption('then-idle', values['then-idle']);
   const { packs, family } = packsOption(values.pack === undefined ? undefined : resolvePackArg(values.pack, io.cwd));
   const expectFile = path.endsWith('.log') && existsSync(expectFileFor(path)) ? expectFileFor(path) : undefined;
