@@ -25,6 +25,7 @@ interface Held {
   raw: string;
   lineNo?: number;
   wall?: number;
+  live?: boolean;
 }
 
 export class Session {
@@ -61,7 +62,7 @@ export class Session {
     return this.lastVerdict;
   }
 
-  push(raw: string, where: { lineNo?: number; wall?: number } = {}): SessionEvent[] {
+  push(raw: string, where: { lineNo?: number; wall?: number; live?: boolean } = {}): SessionEvent[] {
     if (this.timeline) return this.track(this.timeline.push(raw, where));
     const decided = this.detector!.push(raw);
     this.held.push({ raw, ...where });

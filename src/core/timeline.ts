@@ -13,11 +13,17 @@ export function isGapMarker(line: string): boolean {
   return line.startsWith('# [') && /^# \[\.\.\.? ?gap\b/i.test(line);
 }
 
+/** Log timestamps have one-second resolution. */
+const CLOCK_RESOLUTION_MS = 1000;
+
 export class Timeline {
   readonly clock = new LogClock();
   private lineNo = 0;
   private lastNow = 0;
   private anchor: { log: number; wall: number } | undefined;
+  /** Log time set aside as clock steps seen live (DST, NTP): subtracted from later log times. */
+  private skew = 0;
+  private last: { log: number; wall: number } | undefined;
 
   constructor(readonly classifier: Classifier) {}
 
@@ -30,8 +36,11 @@ export class Timeline {
     return this.lineNo;
   }
 
-  /** Feeds one physical line; `wall` (ms) is given when running live. */
-  push(raw: string, options: { lineNo?: number; wall?: number } = {}): ClassifierEvent[] {
+  /**
+   * Feeds one physical line; `wall` (ms) is given when running live, `live` when the line was
+   * written after watching began (not read from a backlog).
+   */
+  push(raw: string, options: { lineNo?: number; wall?: number; live?: boolean } = {}): ClassifierEvent[] {
     this.lineNo = options.lineNo ?? this.lineNo + 1;
     if (isGapMarker(raw)) {
       this.clock.gap();
@@ -43,7 +52,7 @@ export class Timeline {
       const match = this.classifier.match(frame);
       let logNow = this.clock.observe(frame.time);
       if (match.progress?.elapsedMs !== undefined) logNow = this.clock.observeBar(match.progress.key, match.progress.elapsedMs);
-      const now = this.toNow(logNow, options.wall);
+      const now = this.toNow(logNow, options.wall, options.live ?? false);
       events.push(...this.classifier.tick(now), ...this.classifier.feedMatch(match, now, this.lineNo));
     }
     return events;
@@ -51,7 +60,7 @@ export class Timeline {
 
   /** Lets time pass with no new line: `wall` when live, or `idleMs` of log time in replay. */
   tick(options: { wall?: number; idleMs?: number } = {}): ClassifierEvent[] {
-    const now = options.wall !== undefined ? this.toNow(this.clock.now, options.wall) : this.lastNow + (options.idleMs ?? 0);
+    const now = options.wall !== undefined ? this.toNow(this.clock.now, options.wall, false) : this.lastNow + (options.idleMs ?? 0);
     this.lastNow = Math.max(this.lastNow, now);
     return this.classifier.tick(this.lastNow);
   }
@@ -60,11 +69,20 @@ export class Timeline {
     return this.classifier.end(this.lastNow);
   }
 
-  private toNow(logNow: number, wall: number | undefined): number {
+  private toNow(rawLogNow: number, wall: number | undefined, live: boolean): number {
     if (wall === undefined) {
-      this.lastNow = Math.max(this.lastNow, logNow);
+      this.lastNow = Math.max(this.lastNow, rawLogNow);
       return this.lastNow;
     }
+    let logNow = rawLogNow - this.skew;
+    // A line written live cannot be further ahead in log time than the wall time since the
+    // last line (plus the timestamps' 1 s resolution): more is the host's clock stepping.
+    if (live && this.last && logNow > this.last.log + (wall - this.last.wall) + CLOCK_RESOLUTION_MS) {
+      const allowed = this.last.log + (wall - this.last.wall) + CLOCK_RESOLUTION_MS;
+      this.skew += logNow - allowed;
+      logNow = allowed;
+    }
+    if (!this.last || logNow >= this.last.log) this.last = { log: logNow, wall };
     // Live: the log's own time when it moves (a backlog read at once keeps its real gaps),
     // plus the wall time that passed since it last moved (real silence).
     if (!this.anchor || logNow > this.anchor.log) this.anchor = { log: logNow, wall };

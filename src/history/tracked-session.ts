@@ -46,7 +46,7 @@ export class TrackedSession extends Session {
     this.relearn();
   }
 
-  override push(raw: string, where: { lineNo?: number; wall?: number } = {}): SessionEvent[] {
+  override push(raw: string, where: { lineNo?: number; wall?: number; live?: boolean } = {}): SessionEvent[] {
     const events = this.observe(super.push(raw, where));
     if (raw.includes('args') || raw.includes('config: ')) {
       const found = extractStartFacts(stripAnsi(raw));

@@ -189,7 +189,7 @@ export class Supervisor {
     const wall = Date.now();
     for (const line of merged.lines) {
       this.lines++;
-      const events = this.options.session.push(line.text, { lineNo: line.lineNo, wall });
+      const events = this.options.session.push(line.text, { lineNo: line.lineNo, wall, live: true });
       this.afterReady?.push(line.text, { lineNo: line.lineNo, wall });
       this.handle(events);
     }

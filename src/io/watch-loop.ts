@@ -82,7 +82,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     for (const line of splitLines) {
       lines++;
       lastLineNo = line.lineNo;
-      emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.() }));
+      emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.(), live: caughtUp && wall !== undefined }));
     }
   };
   const finish = async (end: LoopEnd): Promise<LoopResult> => {

@@ -65,3 +65,20 @@ describe('parseTqdmElapsed', () => {
     expect(parseTqdmElapsed(text)).toBe(ms);
   });
 });
+
+describe('Timeline live', () => {
+  it('a log clock step while watching live is not silence; a backlog keeps its real gaps', async () => {
+    const { Timeline } = await import('../../src/core/timeline.js');
+    const { Classifier } = await import('../../src/core/classifier.js');
+    const { loadPack } = await import('../../src/pack/load-pack.js');
+    const pack = loadPack('sglang');
+    const live = new Timeline(new Classifier(pack, { stallOverrideMs: 60_000 }));
+    live.push('[2025-03-08 12:00:00] Init torch distributed begin.', { wall: 1_000, live: true });
+    const events = live.push('[2025-03-08 13:00:01] Load weight begin. avail mem=1 GB', { wall: 2_000, live: true });
+    expect(events.some((e) => e.type === 'verdict')).toBe(false);
+    const backlog = new Timeline(new Classifier(pack, { stallOverrideMs: 60_000 }));
+    backlog.push('[2025-03-08 12:00:00] Init torch distributed begin.', { wall: 1_000 });
+    const stalled = backlog.push('[2025-03-08 13:00:01] Load weight begin. avail mem=1 GB', { wall: 1_001 });
+    expect(stalled.find((e) => e.type === 'verdict')).toMatchObject({ verdict: { verdict: 'stalled' } });
+  });
+});
