@@ -54,21 +54,26 @@ export class TracebackTracker {
     return exception;
   }
 
+  private begin(start: { uncaught: boolean; chained: TracebackException['chained']; role: TracebackRole; lineNo: number }): void {
+    this.inside = true;
+    this.uncaught = start.uncaught;
+    this.chained = start.chained;
+    this.lastCode = '';
+    this.lastFile = '';
+    this.files = [];
+    this.lines = 0;
+    this.role = start.role;
+    this.startLine = start.lineNo;
+  }
+
   private read(frame: ParsedFrame, lineNo: number): TracebackException | undefined {
     const body = frame.body;
     const previous = this.previous;
     if (body.trim() !== '') this.previous = body;
     if (body.includes(START)) {
-      this.inside = true;
-      this.uncaught = !frame.logged && !/Exception in thread\b/.test(previous) && !/Exception in thread\b/.test(body);
-      this.chained = this.pendingChain;
+      const thread = /Exception in thread\b/.test(previous) || /Exception in thread\b/.test(body);
+      this.begin({ uncaught: !frame.logged && !thread, chained: this.pendingChain, role: 'start', lineNo });
       this.pendingChain = undefined;
-      this.lastCode = '';
-      this.lastFile = '';
-      this.files = [];
-      this.lines = 0;
-      this.role = 'start';
-      this.startLine = lineNo;
       return undefined;
     }
     if (body.startsWith('During handling of the above exception')) this.pendingChain = 'handling';
@@ -76,15 +81,7 @@ export class TracebackTracker {
     if (!this.inside) {
       // A traceback whose header was lost (a paste, a gap in the capture) still shows its frames.
       if (!body.startsWith('  File "')) return undefined;
-      this.inside = true;
-      this.uncaught = !frame.logged;
-      this.chained = undefined;
-      this.lastCode = '';
-      this.lastFile = '';
-      this.files = [];
-      this.lines = 0;
-      this.role = 'code';
-      this.startLine = lineNo;
+      this.begin({ uncaught: !frame.logged, chained: undefined, role: 'code', lineNo });
       return undefined;
     }
     if (++this.lines > MAX_TRACEBACK_LINES) {
