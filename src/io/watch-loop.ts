@@ -39,6 +39,12 @@ export interface WatchLoopOptions {
   /** Default EARLIER_VERDICT_WAIT_MS. */
   earlierVerdictWaitMs?: number;
   maxLineBytes?: number;
+  /**
+   * Lines after `caught-up` were written while we watched (a followed file): a jump of their log
+   * time beyond the wall time that passed is the host's clock stepping, not silence. A pipe
+   * cannot tell its backlog from live lines, so it keeps the log's time as it is.
+   */
+  liveAfterCatchUp?: boolean;
 }
 
 export interface LoopResult {
@@ -82,7 +88,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     for (const line of splitLines) {
       lines++;
       lastLineNo = line.lineNo;
-      emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.(), live: caughtUp && wall !== undefined }));
+      emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.(), live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
     }
   };
   const finish = async (end: LoopEnd): Promise<LoopResult> => {

@@ -87,6 +87,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       session,
       wall: live && !(target === '-' && !follow) ? () => Date.now() : undefined,
       stopAtVerdict: live && !(target === '-' && !follow),
+      liveAfterCatchUp: Boolean(path) && follow,
       timeoutMs,
       signal: io.signal,
       onEvents: (events) => reporter.events(events),
