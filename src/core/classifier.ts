@@ -10,6 +10,7 @@ import { guardFrames } from './line-guard.js';
 import { matchFrame, type FrameMatch } from './match-frame.js';
 import type { CompiledPack } from './pack-types.js';
 import { parseFrame, type ParsedFrame } from './parse-line.js';
+import type { QuietScope } from './prefilter.js';
 import { newRun, type RunState } from './run-state.js';
 import { failedVerdict, incompleteVerdict, readyVerdict, stalledVerdict } from './verdicts.js';
 import { failureIsSettled, weighFailures, type Weighing } from './weigh-failures.js';
@@ -20,6 +21,8 @@ export interface ClassifierOptions extends BudgetOptions {
 }
 
 const DEFAULT_UNCAUGHT_SETTLE_MS = 30_000;
+/** Budgets shorter than this could run out between two lines of one read (see `quietScope`). */
+const QUIET_MIN_BUDGET_MS = 1_000;
 /** After a line saying the server is exiting, the last words (an exit code) follow within this. */
 const FINAL_SETTLE_MS = 3_000;
 
@@ -109,8 +112,9 @@ export class Classifier {
       return [verdictEvent(failedVerdict(run, run.failing.at + settle))];
     }
     const uncaughtSettle = this.options.uncaughtSettleMs ?? DEFAULT_UNCAUGHT_SETTLE_MS;
-    if (run.uncaught && now - Math.max(run.uncaught.at, run.lastActivityAt ?? 0) >= uncaughtSettle) {
-      return [verdictEvent(failedVerdict(run, now))];
+    const uncaughtSince = Math.max(run.uncaught?.at ?? 0, run.lastActivityAt ?? 0);
+    if (run.uncaught && now - uncaughtSince >= uncaughtSettle) {
+      return [verdictEvent(failedVerdict(run, uncaughtSince + uncaughtSettle))];
     }
     const budget = this.currentBudget();
     const since = run.lastActivityAt ?? run.startedAt;
@@ -125,6 +129,25 @@ export class Classifier {
     if (run.pendingReady) return [verdictEvent(readyVerdict(run, now, run.pendingReady.line))];
     if (run.failing || run.uncaught) return [verdictEvent(failedVerdict(run, now))];
     return [verdictEvent(incompleteVerdict(run, now))];
+  }
+
+  /**
+   * Whether a quiet line, one without any literal of `QuietLiterals` in the returned scope (and
+   * no new timestamp), may go unread: undefined when it may not. Such a line changes nothing but
+   * `lastLine` and `lastActivityAt` before a verdict (so the last one before a line that matters
+   * must still be fed), and nothing at all after one. Nothing may be skipped while a verdict
+   * waits on a timer (held ready, settling failure: it must fall due on the line it would have),
+   * inside a traceback or an exception's message, or with a budget short enough to run out
+   * between two lines read together.
+   */
+  quietScope(): QuietScope | undefined {
+    const run = this.run;
+    if (run.startedAt === undefined) return undefined;
+    if (run.verdict) return run.verdict.verdict === 'ready' ? 'afterReady' : 'always';
+    if (run.pendingReady || run.failing || run.continuation || !run.tracebacks.idle) return undefined;
+    const uncaughtSettle = this.options.uncaughtSettleMs ?? DEFAULT_UNCAUGHT_SETTLE_MS;
+    if (uncaughtSettle < QUIET_MIN_BUDGET_MS || this.currentBudget().ms < QUIET_MIN_BUDGET_MS) return undefined;
+    return 'beforeVerdict';
   }
 
   /** The budget that applies to the current stage, and where it came from. */

@@ -43,6 +43,8 @@ export interface CompileOptions {
   literalsOf?: LiteralsOf;
   /** The code units a prefix pattern's matches can begin with; omitted or null = any. */
   firstUnitsOf?: (pattern: string, ignoreCase: boolean) => string | null;
+  /** Literals of 2+ units for a pattern `literalsOf` knows none for: they prove a line quiet (see `RulePrefilter.quietLiterals`). */
+  shortLiteralsOf?: LiteralsOf;
 }
 
 /** `sources[0]` is the family pack; the rest are its includes, in order. Family rules come first. */
@@ -54,7 +56,9 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
   const gates = new Map<RegExp, Gate>();
   const regex = (pattern: string, ignoreCase: boolean | undefined, where: { pack: string; id: string }): RegExp => {
     const compiled = compileRegex(pattern, ignoreCase, where);
-    gates.set(compiled, { literals: options.literalsOf?.(pattern, ignoreCase ?? false) ?? null, ignoreCase: ignoreCase ?? false });
+    const literals = options.literalsOf?.(pattern, ignoreCase ?? false) ?? null;
+    const short = literals === null ? (options.shortLiteralsOf?.(pattern, ignoreCase ?? false) ?? null) : null;
+    gates.set(compiled, { literals, ignoreCase: ignoreCase ?? false, short });
     return compiled;
   };
   const base = (source: RuleSource, kind: RuleKind, pack: string): CompiledRule => ({

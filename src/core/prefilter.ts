@@ -37,7 +37,25 @@ const LISTS: readonly ListName[] = ['benign', 'failures', 'markers', 'progress',
 export interface Gate {
   literals: readonly string[] | null;
   ignoreCase: boolean;
+  /** For a pattern without `literals`: shorter required literals (`%|`), used only to prove a line quiet. */
+  short?: readonly string[] | null;
 }
+
+/**
+ * Which literals a line must lack to change nothing, by what the current run has decided
+ * (`Classifier.quietScope`). Benign rules are left out: a benign match only silences failure
+ * rules and a traceback's exception, and a quiet line has neither.
+ */
+export interface QuietLiterals {
+  /** Always: restart markers (a new run) and progress bars (their elapsed time moves the clock). */
+  always: string[];
+  /** After a ready verdict too: fatal failures (the after-ready alarm). */
+  afterReady: string[];
+  /** Before a verdict too: every other rule, ready confirmations included. */
+  beforeVerdict: string[];
+}
+
+export type QuietScope = keyof QuietLiterals;
 
 interface Entry {
   list: ListName;
@@ -71,6 +89,8 @@ export class RulePrefilter {
   /** Distinct literals searched for. */
   readonly literalCount: number;
   private readonly entries: Entry[] = [];
+  /** Per entry: the literals it requires (short ones included), undefined when unknown or case-folded. */
+  private readonly required: (readonly string[] | undefined)[] = [];
   private readonly always: number[] = [];
   private readonly cased = new LiteralIndex();
   private readonly folded = new LiteralIndex();
@@ -89,7 +109,9 @@ export class RulePrefilter {
     for (const list of LISTS) {
       for (const item of rules[list]) {
         const index = this.entries.push({ list, item }) - 1;
-        const { literals, ignoreCase } = gateOf(item instanceof RegExp ? item : item.regex);
+        const { literals, ignoreCase, short } = gateOf(item instanceof RegExp ? item : item.regex);
+        const required = literals ?? short;
+        this.required.push(required && required.length > 0 && !ignoreCase ? required : undefined);
         if (literals === null || literals.length === 0) this.always.push(index);
         else for (const literal of literals) (ignoreCase ? folded : cased).add(literal, index);
       }
@@ -98,6 +120,21 @@ export class RulePrefilter {
     this.quiet = this.build(this.always);
     this.alwaysRun = this.always.length;
     this.literalCount = cased.literals.length + folded.literals.length;
+  }
+
+  /**
+   * Every literal a line must lack for no rule but a benign one to match it, grouped by scope;
+   * undefined when some rule's literals are unknown or case-folded (no line can be proven quiet).
+   */
+  quietLiterals(): QuietLiterals | undefined {
+    const quiet: QuietLiterals = { always: [], afterReady: [], beforeVerdict: [] };
+    for (const [index, { list, item }] of this.entries.entries()) {
+      if (list === 'benign') continue;
+      const literals = this.required[index];
+      if (literals === undefined) return undefined;
+      quiet[scopeOf(list, item)].push(...literals);
+    }
+    return quiet;
   }
 
   /** The rules that may match `text`: those whose literals occur in it, and the always-run ones. */
@@ -153,6 +190,12 @@ export class RulePrefilter {
     }
     return ++this.stamp;
   }
+}
+
+function scopeOf(list: ListName, item: Entry['item']): QuietScope {
+  if (list === 'progress' || (list === 'markers' && (item as CompiledMarker).restart)) return 'always';
+  if (list === 'failures' && (item as CompiledFailure).fatal) return 'afterReady';
+  return 'beforeVerdict';
 }
 
 const NONE: readonly number[] = [];

@@ -53,6 +53,11 @@ export class Session {
     return this.timeline?.classifier;
   }
 
+  /** The timeline once the family is known, for a reader that skips quiet lines: read it, never push to it. */
+  get currentTimeline(): Timeline | undefined {
+    return this.timeline;
+  }
+
   get now(): number {
     return this.timeline?.now ?? 0;
   }

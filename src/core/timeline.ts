@@ -7,6 +7,7 @@ import type { Classifier } from './classifier.js';
 import type { ClassifierEvent } from './events.js';
 import { guardFrames } from './line-guard.js';
 import { LogClock } from './log-clock.js';
+import type { TimeParts } from './parse-line.js';
 
 /** `# [... gap in source ...]`: text missing from a capture, not part of the log. */
 export function isGapMarker(line: string): boolean {
@@ -24,8 +25,31 @@ export class Timeline {
   /** Log time set aside as clock steps seen live (DST, NTP): subtracted from later log times. */
   private skew = 0;
   private last: { log: number; wall: number } | undefined;
+  private epoch = 0;
+  /** The timestamp (rule and fields) the clock was last given, while nothing else moved it. */
+  private epochTime: string | undefined;
+  private timed: string | undefined;
 
   constructor(readonly classifier: Classifier) {}
+
+  /**
+   * Changes whenever the clock may have changed: a timestamp other than the last one, a
+   * progress bar's elapsed time, a gap. Giving the clock the same timestamp again, read by the
+   * same prefix rule, while this stays the same changes nothing.
+   */
+  get clockEpoch(): number {
+    return this.epoch;
+  }
+
+  /**
+   * When the last line pushed was one frame whose timestamp the clock took: the prefixes peeled
+   * off it (`[2025-03-08 12:00:00 TP0] `). A line that begins with the same text and shows no
+   * other timestamp reads the same timestamp with the same prefix rule, so while `clockEpoch`
+   * stays the same it tells the clock nothing new (io/quiet-lines.ts relies on this).
+   */
+  get timedPrefix(): string | undefined {
+    return this.timed;
+  }
 
   /** The time the classifier last saw. */
   get now(): number {
@@ -42,16 +66,24 @@ export class Timeline {
    */
   push(raw: string, options: { lineNo?: number; wall?: number; live?: boolean } = {}): ClassifierEvent[] {
     this.lineNo = options.lineNo ?? this.lineNo + 1;
+    this.timed = undefined;
     if (isGapMarker(raw)) {
+      this.moveEpoch(undefined);
       this.clock.gap();
       return [];
     }
     const events: ClassifierEvent[] = [];
-    for (const text of guardFrames(raw)) {
+    const frames = guardFrames(raw);
+    for (const text of frames) {
       const frame = this.classifier.parse(text);
       const match = this.classifier.match(frame);
+      if (frame.time) this.moveEpoch(timeKey(frame.time));
       let logNow = this.clock.observe(frame.time);
-      if (match.progress?.elapsedMs !== undefined) logNow = this.clock.observeBar(match.progress.key, match.progress.elapsedMs);
+      if (match.progress?.elapsedMs !== undefined) {
+        this.moveEpoch(undefined);
+        logNow = this.clock.observeBar(match.progress.key, match.progress.elapsedMs);
+      }
+      if (frames.length === 1 && frame.time && this.epochTime !== undefined) this.timed = text.slice(0, text.length - frame.body.length);
       const now = this.toNow(logNow, options.wall, options.live ?? false);
       events.push(...this.classifier.tick(now), ...this.classifier.feedMatch(match, now, this.lineNo));
     }
@@ -67,6 +99,13 @@ export class Timeline {
 
   end(): ClassifierEvent[] {
     return this.classifier.end(this.lastNow);
+  }
+
+  /** `time`: the timestamp about to be observed; undefined: anything else that moves the clock. */
+  private moveEpoch(time: string | undefined): void {
+    if (time !== undefined && time === this.epochTime) return;
+    this.epoch++;
+    this.epochTime = time;
   }
 
   private toNow(rawLogNow: number, wall: number | undefined, live: boolean): number {
@@ -89,4 +128,8 @@ export class Timeline {
     this.lastNow = Math.max(this.lastNow, this.anchor.log + (wall - this.anchor.wall));
     return this.lastNow;
   }
+}
+
+function timeKey(time: TimeParts): string {
+  return `${time.source ?? ''}|${time.date ?? ''}|${time.md ?? ''}|${time.time ?? ''}|${time.frac ?? ''}`;
 }

@@ -21,6 +21,14 @@ export interface TracebackException {
 }
 
 const START = 'Traceback (most recent call last):';
+/** Text that makes the tracker act on a line read outside a traceback (see `idle`). */
+export const TRACEBACK_CUES: readonly string[] = [
+  'Traceback (most recent call last)',
+  'File "',
+  'Exception in thread',
+  'During handling of the above exception',
+  'The above exception was the direct cause',
+];
 const EXCEPTION = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?::(?:\s(.*))?)?$/;
 // `INFO:     Started server process` is uvicorn, not an exception named INFO.
 const LEVEL_WORDS = new Set(['INFO', 'WARNING', 'WARN', 'ERROR', 'DEBUG', 'CRITICAL', 'FATAL', 'NOTE', 'TRACE']);
@@ -45,6 +53,14 @@ export class TracebackTracker {
   private files: string[] = [];
   private lines = 0;
   private previous = '';
+
+  /**
+   * Outside any traceback: a frame without any of `TRACEBACK_CUES` changes nothing here that a
+   * later frame reads, but the last message seen (which the next non-blank frame replaces).
+   */
+  get idle(): boolean {
+    return !this.inside;
+  }
 
   /** Feeds one frame; returns the exception that closes a traceback, if this frame is one. */
   push(frame: ParsedFrame, lineNo = 0): TracebackException | undefined {

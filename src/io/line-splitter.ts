@@ -8,6 +8,27 @@ export interface SplitLine {
   truncated: number;
 }
 
+/** How a line may be handled, as `LineHandler.quiet` says just before the line is due: read it. */
+export const FEED = 0;
+/** It changes nothing that a later line would not overwrite: of a run of SKIP lines only the last (non-blank) one is read. */
+export const SKIP = 1;
+/** It changes nothing at all: never read. */
+export const DROP = 2;
+export type Quiet = typeof FEED | typeof SKIP | typeof DROP;
+
+export interface LineHandler {
+  /**
+   * Takes one line. Returning false says it changed nothing after all (its message was blank):
+   * when it was the SKIP line read for a run of skipped ones, the one before it is read too.
+   */
+  emit(line: SplitLine): boolean | void;
+  /**
+   * Asked for each line that lies whole in one chunk, under the cap, with no `\r`, just before
+   * it is due (every line before it was emitted, or skipped): its bytes are `chunk[start, end)`.
+   */
+  quiet?(chunk: Buffer, start: number, end: number): Quiet;
+}
+
 export interface LineSplitterOptions {
   /** Bytes kept per line; the rest of a longer line is counted, never buffered. Default 64 KiB. */
   maxLineBytes?: number;
@@ -35,6 +56,8 @@ export class LineSplitter {
   #pendingCr = false;
   // ...and the text before that `\r` was empty, so it is a blank line only if `\n` follows.
   #pendingBlank = false;
+  #unread = 0;
+  #lastLineNo = 0;
 
   constructor(options: LineSplitterOptions = {}) {
     const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -47,10 +70,37 @@ export class LineSplitter {
     return this.#totalDropped;
   }
 
+  /** Lines never emitted because `LineHandler.quiet` let them go. */
+  get unreadLines(): number {
+    return this.#unread;
+  }
+
+  /** Number of the last line emitted or let go (0 before any). */
+  get lastLineNo(): number {
+    return this.#lastLineNo;
+  }
+
   push(chunk: Buffer): SplitLine[] {
     const out: SplitLine[] = [];
+    this.forEachLine(chunk, { emit: (line) => void out.push(line) });
+    return out;
+  }
+
+  /**
+   * Splits `chunk`, handing each line to `handler.emit` as soon as it is cut. A line that
+   * `handler.quiet` lets go is counted, not decoded: a DROP line at once; a run of SKIP lines
+   * is held until a line that is not skipped is due, or the chunk ends, and then only its last
+   * line is read (or, if that one says nothing, the last one that does).
+   */
+  forEachLine(chunk: Buffer, handler: LineHandler): void {
+    const out = new Emitter(handler, (lineNo, unread) => this.#note(lineNo, unread));
+    this.#split(chunk, out, handler.quiet?.bind(handler));
+    out.release();
+  }
+
+  #split(chunk: Buffer, out: Emitter, quiet: LineHandler['quiet']): void {
     const len = chunk.length;
-    if (len === 0) return out;
+    if (len === 0) return;
     let pos = 0;
     if (this.#pendingCr) {
       this.#pendingCr = false;
@@ -73,7 +123,9 @@ export class LineSplitter {
         break;
       }
       if (!isCr) {
-        this.#finish(out, chunk, pos, end, true);
+        const how = quiet && this.#parts.length === 0 && !this.#lineHadCr && end - pos <= this.#max ? quiet(chunk, pos, end) : FEED;
+        if (how === FEED) this.#finish(out, chunk, pos, end, true);
+        else out.letGo(how, chunk, pos, end, this.#lineNo);
         this.#newPhysicalLine();
         pos = end + 1;
       } else if (end + 1 < len && chunk[end + 1] === LF) {
@@ -93,15 +145,20 @@ export class LineSplitter {
         pos = end + 1;
       }
     }
-    return out;
   }
 
   /** Flushes a final line that had no terminator. */
   end(): SplitLine[] {
-    const out: SplitLine[] = [];
+    const lines: SplitLine[] = [];
+    const out = new Emitter({ emit: (line) => void lines.push(line) }, (lineNo, unread) => this.#note(lineNo, unread));
     this.#pendingCr = false;
     if (this.#kept > 0 || this.#dropped > 0) this.#finish(out, undefined, 0, 0, false);
-    return out;
+    return lines;
+  }
+
+  #note(lineNo: number, unread: boolean): void {
+    this.#lastLineNo = Math.max(this.#lastLineNo, lineNo);
+    if (unread) this.#unread++;
   }
 
   #newPhysicalLine(): void {
@@ -124,7 +181,7 @@ export class LineSplitter {
   }
 
   /** Emits the line ending at `end`; `byLf` lines are emitted even when blank. */
-  #finish(out: SplitLine[], chunk: Buffer | undefined, start: number, end: number, byLf: boolean): void {
+  #finish(out: Emitter, chunk: Buffer | undefined, start: number, end: number, byLf: boolean): void {
     if (this.#parts.length === 0 && chunk !== undefined && end - start <= this.#max && (end > start || (byLf && !this.#lineHadCr))) {
       // The common case, a whole line inside this chunk and under the cap: decode it in place,
       // with no Buffer view allocated for it. (Decoding per line, not per chunk, keeps a line
@@ -159,6 +216,47 @@ export class LineSplitter {
     this.#parts = [];
     this.#kept = 0;
     this.#dropped = 0;
+  }
+}
+
+/** Hands lines to a handler, holding back a run of SKIP lines until a line that is not skipped is due. */
+class Emitter {
+  /** The held run, all in `#chunk`: start, end and line number of each line, oldest first. */
+  readonly #run: number[] = [];
+  #chunk: Buffer | undefined;
+
+  constructor(
+    private readonly handler: LineHandler,
+    private readonly note: (lineNo: number, unread: boolean) => void,
+  ) {}
+
+  push(line: SplitLine): void {
+    this.release();
+    this.note(line.lineNo, false);
+    this.handler.emit(line);
+  }
+
+  letGo(how: Quiet, chunk: Buffer, start: number, end: number, lineNo: number): void {
+    if (how === DROP) {
+      this.note(lineNo, true);
+      return;
+    }
+    this.#chunk = chunk;
+    this.#run.push(start, end, lineNo);
+  }
+
+  /** Reads the held run's last line, and the ones before it while they turn out blank; lets go of the rest. */
+  release(): void {
+    const run = this.#run;
+    let at = run.length - 3;
+    for (; at >= 0; at -= 3) {
+      this.note(run[at + 2]!, false);
+      const took = this.handler.emit({ text: this.#chunk!.toString('utf8', run[at]!, run[at + 1]!), lineNo: run[at + 2]!, truncated: 0 });
+      if (took !== false) break;
+    }
+    for (let k = 0; k < at; k += 3) this.note(run[k + 2]!, true);
+    run.length = 0;
+    this.#chunk = undefined;
   }
 }
 

@@ -4,7 +4,8 @@
  */
 import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
-import { LineSplitter } from './line-splitter.js';
+import { LineSplitter, type LineHandler, type SplitLine } from './line-splitter.js';
+import { QuietLines } from './quiet-lines.js';
 
 export type SourceItem =
   | { kind: 'data'; chunk: Buffer }
@@ -45,6 +46,11 @@ export interface WatchLoopOptions {
    * cannot tell its backlog from live lines, so it keeps the log's time as it is.
    */
   liveAfterCatchUp?: boolean;
+  /**
+   * Leave unread the lines that provably change nothing (io/quiet-lines.ts); default true.
+   * False reads every line: the reference the fast path is tested against.
+   */
+  skipQuietLines?: boolean;
 }
 
 export interface LoopResult {
@@ -75,7 +81,6 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   let caughtUp = false;
   let settlingSince: number | undefined;
   let lines = 0;
-  let lastLineNo = 0;
   // The last line of what was there at the start, and the verdict it gave (not the answer).
   let backlogEnd = 0;
   let earlier: Verdict | undefined;
@@ -84,18 +89,24 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   const emit = (events: SessionEvent[]): void => {
     if (events.length > 0) options.onEvents?.(events);
   };
-  const feed = (splitLines: { text: string; lineNo: number }[]): void => {
-    for (const line of splitLines) {
+  const quiet = options.skipQuietLines === false ? undefined : new QuietLines(session);
+  const handler: LineHandler = {
+    emit: (line) => {
       lines++;
-      lastLineNo = line.lineNo;
       emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.(), live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
-    }
+      return quiet?.noteFed(line.lineNo);
+    },
+    quiet: quiet && ((chunk, start, end) => quiet.classify(chunk, start, end)),
   };
+  const feed = (splitLines: SplitLine[]): void => {
+    for (const line of splitLines) handler.emit(line);
+  };
+  const result = (end: LoopEnd): LoopResult => ({ end, verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines: lines + splitter.unreadLines });
   const finish = async (end: LoopEnd): Promise<LoopResult> => {
     // Not awaited: a generator busy in a pending next() only returns after it; the caller's
     // abort signal is what stops a live source.
     iterator.return?.().catch(() => undefined);
-    return { end, verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines };
+    return result(end);
   };
 
   for (;;) {
@@ -125,18 +136,18 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
       options.onTick?.();
       continue;
     }
-    const result = winner;
-    if (result.done) {
+    const arrived = winner;
+    if (arrived.done) {
       feed(splitter.end());
       emit(session.end());
-      return { end: 'ended', verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines };
+      return result('ended');
     }
-    const item = result.value;
-    if (item.kind === 'data') feed(splitter.push(item.chunk));
+    const item = arrived.value;
+    if (item.kind === 'data') splitter.forEachLine(item.chunk, handler);
     else if (item.kind === 'flush') feed(splitter.end());
     else if (item.kind === 'caught-up') {
       caughtUp = true;
-      backlogEnd = lastLineNo;
+      backlogEnd = splitter.lastLineNo;
     }
     else options.onNotice?.(item.notice);
     if (wall) emit(session.tick({ wall: wall() }));

@@ -21,6 +21,8 @@ const MAX_SET = 16;
 const MAX_CLASS = 4;
 const MAX_REPEAT = 8;
 const MIN_LEN = 3;
+// Set for one requiredLiterals call (the analysis is synchronous): the shortest usable literal.
+let minLength = MIN_LEN;
 // Past about ten letters a literal is as good as unique in log text.
 const SATURATION = 10;
 const ANY: Info = { exact: null, prefix: [''], suffix: [''], best: null };
@@ -30,15 +32,22 @@ const parser = new RegExpParser({ ecmaVersion: 2024 });
 
 /**
  * Literals such that every line the pattern matches contains at least one of
- * them, or null when no such set of literals (each at least 3 characters)
- * exists and the rule must run on every line. With `ignoreCase` the literals
- * are lower-case and must be searched for in the lower-cased line.
+ * them, or null when no such set of literals (each at least `minLength`
+ * characters, default 3) exists and the rule must run on every line. With
+ * `ignoreCase` the literals are lower-case and must be searched for in the
+ * lower-cased line. A `minLength` of 2 finds `%|` for a bare tqdm bar: too
+ * common to gate a rule on, still enough to prove a line cannot match.
  * Throws the parser's `RegExpSyntaxError` on an invalid pattern.
  */
-export function requiredLiterals(source: string, options: { ignoreCase?: boolean } = {}): string[] | null {
+export function requiredLiterals(source: string, options: { ignoreCase?: boolean; minLength?: number } = {}): string[] | null {
   const pattern = parser.parsePattern(source, 0, source.length, { unicode: false });
-  const best = analyse(pattern, options.ignoreCase === true).best;
-  return best === null ? null : [...best].sort();
+  minLength = options.minLength ?? MIN_LEN;
+  try {
+    const best = analyse(pattern, options.ignoreCase === true).best;
+    return best === null ? null : [...best].sort();
+  } finally {
+    minLength = MIN_LEN;
+  }
 }
 
 function analyse(node: AST.Node, fold: boolean): Info {
@@ -225,7 +234,7 @@ function pick(candidates: readonly (Lits | null)[]): Lits | null {
   let bestScore = -Infinity;
   for (const candidate of candidates) {
     // minimal() keeps the shortest member, so a short one rules the set out cheaply.
-    if (candidate === null || candidate.length === 0 || candidate.some((s) => s.length < MIN_LEN)) continue;
+    if (candidate === null || candidate.length === 0 || candidate.some((s) => s.length < minLength)) continue;
     const set = minimal(candidate);
     const score = Math.min(SATURATION, ...set.map(weight)) - 2 * Math.log2(set.length);
     if (score > bestScore || (score === bestScore && best !== null && fewerOrLonger(set, best))) {

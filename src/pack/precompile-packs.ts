@@ -15,7 +15,7 @@ import { compileFiles, readPackWithIncludes, shippedRulesDir } from './load-pack
 import { PRECOMPILED_FILE, PRECOMPILED_VERSION, patternKey, type PrecompiledTable } from './precompiled-packs.js';
 
 export function buildPrecompiledTable(rulesDir = shippedRulesDir()): PrecompiledTable {
-  const table: PrecompiledTable = { version: PRECOMPILED_VERSION, packs: {}, literals: {}, firstUnits: {} };
+  const table: PrecompiledTable = { version: PRECOMPILED_VERSION, packs: {}, literals: {}, firstUnits: {}, shortLiterals: {} };
   for (const name of readdirSync(rulesDir).filter((f) => f.endsWith('.yaml')).sort()) {
     const { files, diagnostics } = readPackWithIncludes(join(rulesDir, name));
     if (diagnostics.length > 0) throw new PackError(diagnostics);
@@ -26,6 +26,8 @@ export function buildPrecompiledTable(rulesDir = shippedRulesDir()): Precompiled
       const key = patternKey(pattern, ignoreCase);
       table.literals[key] ??= requiredLiterals(pattern, { ignoreCase });
       table.firstUnits[key] ??= firstUnits(pattern, { ignoreCase });
+      const short = table.literals[key] === null ? requiredLiterals(pattern, { ignoreCase, minLength: 2 }) : null;
+      if (short !== null) table.shortLiterals![key] = short;
     }
   }
   return table;

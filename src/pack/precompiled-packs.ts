@@ -25,6 +25,8 @@ export interface PrecompiledTable {
   literals: Record<string, string[] | null>;
   /** By `patternKey`: the code units a non-empty match begins with (null: any). */
   firstUnits: Record<string, string | null>;
+  /** By `patternKey`, for patterns without `literals`: required literals of 2+ characters. */
+  shortLiterals?: Record<string, string[]>;
 }
 
 /** One pattern with its flag, as the table keys it. */
@@ -54,6 +56,7 @@ export function patternAnalysis(table = precompiledTable()): CompileOptions {
   return {
     literalsOf: (pattern, ignoreCase) => table.literals[patternKey(pattern, ignoreCase)] ?? null,
     firstUnitsOf: (pattern, ignoreCase) => table.firstUnits[patternKey(pattern, ignoreCase)] ?? null,
+    shortLiteralsOf: (pattern, ignoreCase) => table.shortLiterals?.[patternKey(pattern, ignoreCase)] ?? null,
   };
 }
 

@@ -51,14 +51,14 @@ async function main() {
   await measure('wc', ['-l', small.file]);
 
   const tools = [
-    { name: 'spinup watch --no-follow --pack sglang', log: big, command: process.execPath, args: [BIN, 'watch', '--no-follow', '--pack', 'sglang', big.file], check: spinupFailedOom },
+    { name: 'spinup watch --no-follow --pack sglang', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', big.file], check: spinupFailedOom },
     { name: `grep -cE '${SEED_REGEX}'`, log: big, command: 'grep', args: ['-cE', SEED_REGEX, big.file], grep: true },
     ...(rg ? [{ name: `rg -c '${SEED_REGEX}'`, log: big, command: 'rg', args: ['-c', SEED_REGEX, big.file] }] : []),
     { name: 'wc -l (floor: read the file)', log: big, command: 'wc', args: ['-l', big.file] },
     { name: 'node: read + count lines (JS floor)', log: big, command: process.execPath, args: [join(ROOT, 'test/bench/node-floor.mjs'), 'lines', big.file] },
     { name: 'node: read + decode every line (JS floor)', log: big, command: process.execPath, args: [join(ROOT, 'test/bench/node-floor.mjs'), 'decode', big.file] },
-    { name: 'spinup watch --no-follow --pack sglang', log: small, command: process.execPath, args: [BIN, 'watch', '--no-follow', '--pack', 'sglang', small.file], check: spinupFailedOom },
-    { name: 'spinup watch --no-follow --pack sglang -  (stdin pipe)', log: big, command: process.execPath, args: [BIN, 'watch', '--no-follow', '--pack', 'sglang', '-'], pipe: big.file, check: spinupFailedOom },
+    { name: 'spinup watch --no-follow --pack sglang', log: small, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', small.file], check: spinupFailedOom },
+    { name: 'spinup watch --no-follow --pack sglang -  (stdin pipe)', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '-'], pipe: big.file, check: spinupFailedOom },
   ];
   const samples = new Map(tools.map((tool) => [tool, []]));
   for (let run = 0; run < runs; run++) {
@@ -89,7 +89,7 @@ async function main() {
   });
 
   say('replay of all fixtures');
-  const replay = await timeRepeated(5, () => measure(process.execPath, [BIN, 'replay', join(ROOT, 'fixtures')]), (r) => {
+  const replay = await timeRepeated(5, () => measure(BIN, ['replay', join(ROOT, 'fixtures')]), (r) => {
     const last = r.stdout.trim().split('\n').pop();
     if (!/^\d+ passed, 0 failed$/.test(last ?? '')) throw new Error(`replay did not pass: ${last}`);
     return last;
@@ -102,7 +102,7 @@ async function main() {
   const coldWatch = [];
   for (let i = 0; i < coldRuns; i++) {
     coldNode.push((await measure(process.execPath, ['-e', '0'])).wallMs);
-    coldWatch.push((await measure(process.execPath, [BIN, 'watch', '--no-follow', smallLog])).wallMs);
+    coldWatch.push((await measure(BIN, ['watch', '--no-follow', smallLog])).wallMs);
   }
   const coldStart = { log: smallLog, logBytes: readFileSync(smallLog).length, runs: coldRuns, watchMedianMs: round(median(coldWatch)), nodeMedianMs: round(median(coldNode)) };
 

@@ -98,7 +98,7 @@ export async function runMemoryBench({ root = ROOT, size = 1e9, seed = 20250420,
   const bin = join(root, 'dist/cli/bin.js');
   if (!existsSync(bin)) throw new Error('dist/ is missing: build first (npx tsc -p tsconfig.build.json)');
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, 'watch', '--no-history', '--json', '--pack', 'sglang', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(bin, ['watch', '--no-history', '--json', '--pack', 'sglang', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
   let peakKb = 0;
   let currentKb = 0;
   const poll = setInterval(() => {

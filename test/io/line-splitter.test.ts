@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, type SplitLine } from '../../src/io/line-splitter.js';
+import { DROP, FEED, LineSplitter, SKIP, type Quiet, type SplitLine } from '../../src/io/line-splitter.js';
 
 function split(chunks: (string | Buffer)[], maxLineBytes?: number): { lines: SplitLine[]; splitter: LineSplitter } {
   const splitter = new LineSplitter(maxLineBytes === undefined ? {} : { maxLineBytes });
@@ -123,5 +123,61 @@ describe('LineSplitter length cap', () => {
 
   it.for([0, -1, 1.5, Number.NaN])('rejects maxLineBytes %s', (max) => {
     expect(() => new LineSplitter({ maxLineBytes: max })).toThrow(RangeError);
+  });
+});
+
+describe('LineSplitter.forEachLine with quiet lines', () => {
+  /** Lines whose text starts with s are SKIP, d are DROP, the rest FEED; b (blank message) reads as nothing. */
+  function run(chunks: string[]): { read: string[]; asked: string[]; splitter: LineSplitter } {
+    const splitter = new LineSplitter();
+    const read: string[] = [];
+    const asked: string[] = [];
+    const quiet = (chunk: Buffer, start: number, end: number): Quiet => {
+      const text = chunk.toString('latin1', start, end);
+      asked.push(text);
+      return text.startsWith('s') ? SKIP : text.startsWith('d') ? DROP : FEED;
+    };
+    const emit = (line: SplitLine): boolean => {
+      read.push(`${line.text}@${line.lineNo}`);
+      return !line.text.endsWith('b');
+    };
+    for (const chunk of chunks) splitter.forEachLine(Buffer.from(chunk, 'latin1'), { emit, quiet });
+    for (const line of splitter.end()) emit(line);
+    return { read, asked, splitter };
+  }
+
+  it.for<[string, string[], string[], number]>([
+    ['a run of SKIP lines is read by its last line, before the next fed line', ['a\ns1\ns2\ns3\nb\n'], ['a@1', 's3@4', 'b@5'], 2],
+    ['DROP lines are never read', ['a\nd1\nd2\nc\n'], ['a@1', 'c@4'], 2],
+    ['a run is read at the end of its chunk', ['s1\ns2\n', 's3\nc\n'], ['s2@2', 's3@3', 'c@4'], 1],
+    ['a blank last line hands over to the one before it', ['s1\ns2\ns3b\nc\n'], ['s3b@3', 's2@2', 'c@4'], 1],
+    ['...and further back while they are blank', ['s1\ns2b\ns3b\nc\n'], ['s3b@3', 's2b@2', 's1@1', 'c@4'], 0],
+    ['a line spanning chunks is not asked about', ['a\ns', '1\nc\n'], ['a@1', 's1@2', 'c@3'], 0],
+    ['\\r frames are not asked about', ['s1\rs2\ns3\n'], ['s1@1', 's2@1', 's3@2'], 0],
+    ['\\r\\n lines are not asked about', ['s1\r\ns2\n'], ['s1@1', 's2@2'], 0],
+  ])('%s', ([, chunks, read, unread]) => {
+    const result = run(chunks);
+    expect(result.read).toEqual(read);
+    expect(result.splitter.unreadLines).toBe(unread);
+  });
+
+  it('asks about each line only when the lines before it were handled', () => {
+    const { asked } = run(['a\ns1\nd1\nc\n']);
+    expect(asked).toEqual(['a', 's1', 'd1', 'c']);
+  });
+
+  it('counts the last line handled, read or not', () => {
+    expect(run(['a\nd1\nd2\n']).splitter.lastLineNo).toBe(3);
+    expect(run(['a\ns1\ns2\n']).splitter.lastLineNo).toBe(3);
+  });
+
+  it('reads exactly what push reads when nothing is quiet', () => {
+    const text = 'one\r\ntwo\rthree\r\r\nfour\n\nfive\r\n\r\nsix\rseven';
+    const pushed = split([text]).lines;
+    const splitter = new LineSplitter();
+    const lines: SplitLine[] = [];
+    splitter.forEachLine(Buffer.from(text, 'latin1'), { emit: (line) => void lines.push(line), quiet: () => FEED });
+    lines.push(...splitter.end());
+    expect(lines).toEqual(pushed);
   });
 });

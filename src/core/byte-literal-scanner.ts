@@ -1,0 +1,200 @@
+/**
+ * Finds, in raw bytes that were never decoded, which groups of literals a line contains and
+ * where its last clock stamp (`\d:\d\d:\d\d`, the shape of every timestamp a prefix rule reads)
+ * ends. The same pair-table idea as LiteralScanner, on bytes: each literal of 3+ bytes is
+ * represented by the two adjacent pairs of one 3-byte window, and the line is probed only at
+ * every second position in a 64 Ki table of pairs (one of the two pairs always ends at a probed
+ * position); a probe hit is confirmed with a byte compare. A 2-byte literal `XY` is found by its
+ * own pair, or, when that pair ends at an unprobed position, by the probed pair `(?, X)`; a
+ * 1-byte literal by any pair it is in, or as the range's last byte. A stamp's first colon always
+ * sits in a probed `(digit, :)` or `(:, digit)` pair.
+ *
+ * Which literals are found never depends on the windows chosen; only the speed does, so the
+ * windows are re-picked from the pair counts of a sample of the lines scanned (as in
+ * LiteralScanner), again every RETUNE_EVERY lines.
+ */
+
+export interface ByteLiteral {
+  bytes: Uint8Array;
+  /** Bits reported when the literal occurs (its group). */
+  mask: number;
+}
+
+const PAIRS = 0x10000;
+const LITERAL = 1;
+const STAMP = 2;
+const COLON = 0x3a;
+const SAMPLE_LINES = 256;
+const RETUNE_EVERY = 0x10000;
+
+export class ByteLiteralScanner {
+  /** Set by `scan`: offset from the range's start where its last clock stamp ends, -1 when it has none. */
+  stampEnd = -1;
+  private readonly literals: readonly ByteLiteral[];
+  private table = new Uint8Array(PAIRS);
+  /** Per probe pair: [literal index, offset of the pair's second byte in the literal], flattened. */
+  private buckets: (number[] | undefined)[] = [];
+  /** Per byte value: the masks of 1-byte literals (checked directly on a range's last byte). */
+  private readonly single = new Uint8Array(256);
+  private readonly counts = new Uint32Array(PAIRS);
+  private untilSample = 1;
+  private sampled = 0;
+
+  constructor(literals: readonly ByteLiteral[]) {
+    if (literals.some((l) => l.bytes.length === 0)) throw new RangeError('ByteLiteralScanner: empty literal');
+    this.literals = literals;
+    for (const { bytes, mask } of literals) if (bytes.length === 1) this.single[bytes[0]!]! |= mask;
+    this.index(staticCost);
+  }
+
+  /**
+   * The OR of the masks of the literals found in `bytes[start, end)`; stops at the first literal
+   * whose mask meets `stopAt` (then `stampEnd` is not known: -1).
+   */
+  scan(bytes: Uint8Array, start: number, end: number, stopAt = 0): number {
+    if (--this.untilSample === 0) this.sample(bytes, start, end);
+    const table = this.table;
+    let mask = 0;
+    let stampEnd = -1;
+    for (let i = start + 1; i < end; i += 2) {
+      const flags = table[(bytes[i - 1]! << 8) | bytes[i]!]!;
+      if (flags === 0) continue;
+      if (flags & STAMP) {
+        const stamp = stampFrom(bytes, bytes[i] === COLON ? i : i - 1, start, end);
+        if (stamp > stampEnd) stampEnd = stamp;
+      }
+      if (flags & LITERAL) {
+        mask |= this.confirm(bytes, i, start, end);
+        if (mask & stopAt) {
+          this.stampEnd = -1;
+          return mask;
+        }
+      }
+    }
+    // An odd-length range's last byte ends no probed pair.
+    if ((end - start) & 1) mask |= this.single[bytes[end - 1]!]!;
+    this.stampEnd = stampEnd < 0 ? -1 : stampEnd - start;
+    return mask;
+  }
+
+  private confirm(bytes: Uint8Array, i: number, start: number, end: number): number {
+    const bucket = this.buckets[(bytes[i - 1]! << 8) | bytes[i]!]!;
+    let mask = 0;
+    for (let b = 0; b < bucket.length; b += 2) {
+      const literal = this.literals[bucket[b]!]!;
+      const at = i - bucket[b + 1]!;
+      if (at >= start && at + literal.bytes.length <= end && occursAt(bytes, at, literal.bytes)) mask |= literal.mask;
+    }
+    return mask;
+  }
+
+  private sample(bytes: Uint8Array, start: number, end: number): void {
+    const counts = this.counts;
+    for (let i = start + 1; i < end; i++) counts[(bytes[i - 1]! << 8) | bytes[i]!]++;
+    if (++this.sampled < SAMPLE_LINES) {
+      this.untilSample = 1;
+      return;
+    }
+    this.index((literal, at) => counts[pairAt(literal, at + 1)]! + counts[pairAt(literal, at + 2)]!);
+    counts.fill(0);
+    this.sampled = 0;
+    this.untilSample = RETUNE_EVERY;
+  }
+
+  /** Rebuilds the probe table: stamp pairs, each literal's cheapest window, 2-byte literals. */
+  private index(cost: (literal: Uint8Array, at: number) => number): void {
+    this.table = new Uint8Array(PAIRS);
+    this.buckets = new Array<number[] | undefined>(PAIRS).fill(undefined);
+    for (let digit = 0x30; digit <= 0x39; digit++) {
+      this.table[(digit << 8) | COLON] = STAMP;
+      this.table[(COLON << 8) | digit] = STAMP;
+    }
+    this.literals.forEach(({ bytes }, index) => {
+      if (bytes.length === 1) {
+        for (let other = 0; other < 256; other++) {
+          this.add((other << 8) | bytes[0]!, index, 0);
+          this.add((bytes[0]! << 8) | other, index, 1);
+        }
+        return;
+      }
+      if (bytes.length === 2) {
+        this.add(pairAt(bytes, 1), index, 1);
+        for (let before = 0; before < 256; before++) this.add((before << 8) | bytes[0]!, index, 0);
+        return;
+      }
+      const at = cheapestWindow(bytes, cost);
+      this.add(pairAt(bytes, at + 1), index, at + 1);
+      this.add(pairAt(bytes, at + 2), index, at + 2);
+    });
+  }
+
+  private add(pair: number, index: number, offset: number): void {
+    this.table[pair]! |= LITERAL;
+    const bucket = this.buckets[pair];
+    if (bucket === undefined) this.buckets[pair] = [index, offset];
+    else bucket.push(index, offset);
+  }
+}
+
+/** End of the stamp whose first colon is at `colon` (`d:dd:dd`), or -1. */
+function stampFrom(bytes: Uint8Array, colon: number, start: number, end: number): number {
+  if (colon - 1 < start || colon + 6 > end) return -1;
+  const ok =
+    isDigit(bytes[colon - 1]!) &&
+    isDigit(bytes[colon + 1]!) &&
+    isDigit(bytes[colon + 2]!) &&
+    bytes[colon + 3] === COLON &&
+    isDigit(bytes[colon + 4]!) &&
+    isDigit(bytes[colon + 5]!);
+  return ok ? colon + 6 : -1;
+}
+
+function isDigit(byte: number): boolean {
+  return byte >= 0x30 && byte <= 0x39;
+}
+
+function occursAt(bytes: Uint8Array, at: number, literal: Uint8Array): boolean {
+  for (let k = 0; k < literal.length; k++) if (bytes[at + k] !== literal[k]) return false;
+  return true;
+}
+
+/** The pair of bytes ending at `end`. */
+function pairAt(bytes: Uint8Array, end: number): number {
+  return (bytes[end - 1]! << 8) | bytes[end]!;
+}
+
+/** Start of the 3-byte window with the lowest cost (ties: the static guess). */
+function cheapestWindow(literal: Uint8Array, cost: (literal: Uint8Array, at: number) => number): number {
+  let best = 0;
+  let bestCost = Infinity;
+  let bestStatic = Infinity;
+  for (let at = 0; at + 3 <= literal.length; at++) {
+    const c = cost(literal, at);
+    const s = staticCost(literal, at);
+    if (c < bestCost || (c === bestCost && s < bestStatic)) {
+      best = at;
+      bestCost = c;
+      bestStatic = s;
+    }
+  }
+  return best;
+}
+
+/** A guess before any text is seen: pairs of rare bytes are rare. */
+function staticCost(literal: Uint8Array, at: number): number {
+  const [a, b, c] = [0, 1, 2].map((k) => byteFrequency(literal[at + k]!));
+  return a! * b! + b! * c!;
+}
+
+// Rough frequency of lower-case letters in English-like log text, a..z.
+const LETTERS = [82, 15, 28, 43, 127, 22, 20, 61, 70, 2, 8, 40, 24, 67, 75, 19, 1, 60, 63, 91, 28, 10, 24, 2, 20, 1];
+
+/** Relative frequency (per mille) of a byte in log lines; only the order matters. */
+function byteFrequency(byte: number): number {
+  if (byte === 0x20) return 150;
+  if (byte >= 0x61 && byte <= 0x7a) return LETTERS[byte - 0x61]!;
+  // Digits, and the punctuation of timestamps, paths and key=value pairs.
+  if ((byte >= 0x30 && byte <= 0x39) || ':.,-_/=[]()'.includes(String.fromCharCode(byte))) return 40;
+  if (byte >= 0x41 && byte <= 0x5a) return 8;
+  return 3;
+}

@@ -1,0 +1,194 @@
+/**
+ * The fast path (io/quiet-lines.ts) must be invisible: fed through the watch loop with quiet
+ * lines left unread, every log gives exactly the events, verdict and line count it gives when
+ * every line is read. Checked on every fixture, on a generated log of a few MB (fixture lines,
+ * the chatter of a serving server, and the shapes that once broke the fast path), and on small
+ * logs aimed at each condition a quiet line must meet.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Session, type SessionEvent } from '../../src/core/session.js';
+import { runWatchLoop, type SourceItem } from '../../src/io/watch-loop.js';
+import { analysedPack } from '../helpers/analysed-pack.js';
+import { repoRoot } from '../helpers/run-main.js';
+
+const packs = [analysedPack('sglang'), analysedPack('vllm')];
+const root = join(repoRoot, 'fixtures');
+const fixtures = readdirSync(root, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.log'))
+  .sort();
+
+interface Feeding {
+  family?: string;
+  /** Chunk size, or a seed for random sizes (1 to 4096 bytes). */
+  chunks: number | { seed: number };
+  wall?: () => number;
+}
+
+async function* chunked(bytes: Buffer, chunks: Feeding['chunks']): AsyncGenerator<SourceItem> {
+  const random = typeof chunks === 'number' ? undefined : prng(chunks.seed);
+  for (let at = 0; at < bytes.length; ) {
+    const size = random ? 1 + Math.floor(random() * (random() < 0.3 ? 50 : 4096)) : (chunks as number);
+    yield { kind: 'data', chunk: bytes.subarray(at, at + size) };
+    at += size;
+  }
+}
+
+/** The loop's outcome, and how many lines it handed to the session. */
+async function watch(bytes: Buffer, feeding: Feeding, skipQuietLines: boolean): Promise<{ events: string; verdict: string; lines: number; read: number }> {
+  const events: SessionEvent[] = [];
+  const session = new Session({ packs, family: feeding.family, classifier: { uncaughtSettleMs: 5_000 } });
+  let read = 0;
+  const push = session.push.bind(session);
+  session.push = (raw, where) => {
+    read++;
+    return push(raw, where);
+  };
+  const result = await runWatchLoop({
+    source: chunked(bytes, feeding.chunks),
+    session,
+    wall: feeding.wall,
+    stopAtVerdict: false,
+    skipQuietLines,
+    onEvents: (batch) => events.push(...batch),
+  });
+  return { events: JSON.stringify(events), verdict: JSON.stringify(result.verdict), lines: result.lines, read };
+}
+
+/** Runs both ways and expects the same; returns the share of lines the fast path left unread. */
+async function expectSame(bytes: Buffer, feeding: Feeding): Promise<number> {
+  const fast = await watch(bytes, feeding, true);
+  const slow = await watch(bytes, feeding, false);
+  expect(fast.lines).toBe(slow.lines);
+  expect(fast.verdict).toBe(slow.verdict);
+  if (fast.events !== slow.events) expect(firstDifference(fast.events, slow.events)).toBe('');
+  return 1 - fast.read / slow.read;
+}
+
+function firstDifference(fast: string, slow: string): string {
+  const a = JSON.parse(fast) as unknown[];
+  const b = JSON.parse(slow) as unknown[];
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = JSON.stringify(a[i]);
+    const y = JSON.stringify(b[i]);
+    if (x !== y) return `event ${i}:\n fast ${x}\n slow ${y}`;
+  }
+  return '';
+}
+
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('the fast path changes nothing on any fixture', () => {
+  const feedings: { detect?: boolean; chunks: Feeding['chunks']; wall?: () => number }[] = [
+    { chunks: 65536 },
+    { chunks: 97 },
+    { chunks: { seed: 3 } },
+    { chunks: 65536, detect: true },
+    { chunks: 4096, wall: () => 1_000_000 },
+  ];
+
+  it.for(fixtures)('%s', async (log) => {
+    const bytes = readFileSync(join(root, log));
+    for (const { detect, ...feeding } of feedings) await expectSame(bytes, { ...feeding, family: detect ? undefined : log.split('/')[0] });
+  });
+});
+
+/** A serving SGLang log in the shape of test/bench/generate-log.mjs, with adversarial shapes mixed in. */
+function generatedLog(bytes: number, seed: number): Buffer {
+  const random = prng(seed);
+  const int = (n: number): number => Math.floor(random() * n);
+  const pick = <T>(list: readonly T[]): T => list[int(list.length)]!;
+  const fixtureLines = fixtures.flatMap((f) => readFileSync(join(root, f), 'utf8').split('\n')).filter((l) => l.length < 400);
+  const ready = readFileSync(join(root, 'sglang/09-tp4-l4-qwq32b-ready-health-polls.log'), 'utf8').split('\n');
+  const oom = readFileSync(join(root, 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log'), 'utf8').split('\n');
+  let ms = Date.UTC(2025, 2, 8, 12, 29, 33);
+  const stamp = (): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  const time = (): string => stamp().slice(11);
+  const lines: string[] = [...ready];
+  let size = 0;
+  const burst = (shape: (m: string) => string): void => {
+    for (let j = 0, n = 1 + int(6); j < n; j++) {
+      if (random() < 0.1) lines.push('# [... gap in source ...]');
+      lines.push(shape(`burst ${int(99)}`));
+      if (random() < 0.4) lines.push(`plain chatter ${int(99)}`);
+    }
+  };
+  while (size < bytes) {
+    ms += int(40);
+    const r = random();
+    let line: string;
+    if (r < 0.3) line = `[${stamp()} TP0] Decode batch. #running-req: ${int(64)}, #token: ${int(60000)}, token usage: 0.${int(99)}, gen throughput (token/s): ${int(3000)}.00, #queue-req: ${int(4)}`;
+    else if (r < 0.38) line = `[${stamp()} TP0] Prefill batch. #new-seq: ${int(8)}, #new-token: ${int(8192)}, #cached-token: ${int(4096)}, #running-req: ${int(64)}`;
+    else if (r < 0.55) line = `[${stamp()}] INFO:     10.0.${int(4)}.${int(250)}:${1024 + int(60000)} - "${pick(['GET /health', 'GET /metrics', 'POST /generate'])} HTTP/1.1" 200 OK`;
+    else if (r < 0.75) line = `node0${int(2)}:3120${int(8)}:3190${int(8)} [${int(8)}] NCCL INFO Channel ${int(32)}/0 : ${int(8)}[${int(8)}] -> ${int(8)}[${int(8)}] via P2P/IPC`;
+    else if (r < 0.79) line = `INFO ${stamp().slice(5, 10)} ${time()} [loggers.py:116] Engine 000: Avg prompt throughput: ${int(5000)}.0 tokens/s`;
+    else if (r < 0.82) line = `Processed prompts:  ${int(99)}%|███       | ${int(90)}/100 [00:${10 + int(50)}<00:${10 + int(50)}, ${int(40)}.00it/s]`;
+    else if (r < 0.86) line = pick(fixtureLines);
+    else if (r < 0.88) line = pick(['', '   ', '[rank0]:', '(APIServer pid=1)', `[I0308 ${time()}.123 12 a.cc:1]`, `[${stamp()} TP0] `]);
+    else if (r < 0.89) line = `2025-03-08 ${time()},${int(1000)} - __main__ - INFO - [${stamp()} TP0] ` + pick(['', ' ', 'chatter']);
+    else if (r < 0.9) line = `\x1b[36m(EngineCore pid=7)\x1b[0m INFO 03-08 ${time()} [x.py:1] colour`;
+    else if (r < 0.91) {
+      const t = time();
+      burst(pick([(m: string) => `[2025-03-08 ${t} TP0] ${m}`, (m: string) => `2025-03-08 ${t} | INFO | stderr | ${m}`, (m: string) => `INFO 03-08 ${t} [x.py:1] ${m}`]));
+      continue;
+    } else if (r < 0.912) {
+      lines.push('Traceback (most recent call last):');
+      for (let j = 0, n = 1 + int(3); j < n; j++) lines.push(`  File "/x/y${j}.py", line ${int(300)}, in f${j}`, `    value = compute_${int(99)}(x)`, '    ^^^^^^^^^', `chatter inside ${int(9)}`);
+      lines.push(pick(['RuntimeError', 'ValueError: boom', 'KeyError']), `continued ${int(9)}`, `continued ${int(9)}`);
+      continue;
+    } else line = `plain chatter ${int(1e6)} with nothing in it`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  lines.push(...oom);
+  return Buffer.from(`${lines.join('\n')}\n`);
+}
+
+describe('the fast path changes nothing on a generated serving log', () => {
+  const log = generatedLog(5e6, 20250308);
+
+  it.for<[string, Feeding, number]>([
+    ['family given, 64 KiB reads', { family: 'sglang', chunks: 65536 }, 0.5],
+    ['family detected, random reads', { chunks: { seed: 11 } }, 0.5],
+    ['vllm pack, 64 KiB reads', { family: 'vllm', chunks: 65536 }, 0.3],
+  ])('%s', async ([, feeding, unread]) => {
+    expect(await expectSame(log, feeding)).toBeGreaterThan(unread);
+  });
+});
+
+describe('the fast path changes nothing where it once did, or nearly', () => {
+  const sg = (time: string, message: string, rank = ' TP0'): string => `[2025-03-08 ${time}${rank}] ${message}`;
+  const start = [sg('12:00:00', "server_args=ServerArgs(model_path='x')", ''), sg('12:00:01', 'Load weight begin. avail mem=70.00 GB')];
+
+  it.for<[string, string[]]>([
+    ['the last quiet line before a read one has a blank message', [...start, 'chatter one', 'chatter two', '[rank0]:', sg('12:00:02', 'Load weight end. type=X, dtype=torch.bfloat16, avail mem=60.00 GB, mem usage=10.00 GB.')]],
+    ['a blank message at the end of a read', [...start, 'chatter one', '', '   ']],
+    [
+      'a line of prefixes only, under an outer timestamp of another rule',
+      [...start, '2025-03-08 12:00:01,500 - app - INFO - [2025-03-08 12:00:01 TP0] chatter', '2025-03-08 12:00:01,500 - app - INFO - [2025-03-08 12:00:01 TP0] ', 'chatter'],
+    ],
+    ['the same prefixes, then another timestamp', [...start, sg('12:00:01', 'chatter'), sg('12:00:01', 'INFO 03-08 12:00:05 [x.py:1] chatter'), 'chatter']],
+    ['a gap, then the same timestamp, then unstamped chatter', [...start, sg('12:00:01', 'chatter'), '# [... gap in source ...]', sg('12:00:01', 'chatter'), 'chatter', sg('12:00:06', 'Memory pool end. avail mem=10.00 GB')]],
+    [
+      'quiet code lines inside a traceback whose exception has no message',
+      [...start, 'Traceback (most recent call last):', '  File "/x.py", line 3, in f', '    value = compute(x)', '    ^^^^^^^', 'chatter', 'RuntimeError', 'chatter', 'chatter'],
+    ],
+    ['an exception message wrapped over the next lines', [...start, 'Traceback (most recent call last):', '  File "/x.py", line 3, in f', '    f()', 'ValueError: boom', 'wrapped one', 'wrapped two', sg('12:00:02', 'chatter')]],
+    ['a thread exception, then chatter, then a blank line, then its traceback', [...start, 'Exception in thread Thread-1:', 'chatter', '', 'Traceback (most recent call last):', '  File "/x.py", line 3, in f', 'ValueError: boom']],
+    ['the same second in three formats', [...start, sg('12:00:01', 'a'), '2025-03-08 12:00:01 | INFO | stderr | b', 'INFO 03-08 12:00:01 [x.py:1] c', sg('12:00:01', 'd'), 'chatter', sg('12:00:04', 'Memory pool end. avail mem=10.00 GB')]],
+    ['fractions out of order within a second', [...start, '[2025-03-08 12:00:01.900 TP0] a', '[2025-03-08 12:00:01.100 TP0] b', 'chatter', '[2025-03-08 12:00:01.200 TP1] Memory pool end. avail mem=10.00 GB']],
+  ])('%s', async ([, lines]) => {
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    for (const chunks of [65536, 7]) await expectSame(bytes, { family: 'sglang', chunks });
+  });
+});

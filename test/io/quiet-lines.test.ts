@@ -1,0 +1,160 @@
+/**
+ * QuietLines: which lines the watch loop may leave unread, and the assumption its timestamp
+ * rule rests on. (That skipping changes no event is test/core/fast-path.test.ts.)
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compilePack } from '../../src/core/compile-pack.js';
+import { guardFrame } from '../../src/core/line-guard.js';
+import type { CompiledPack, PackSource } from '../../src/core/pack-types.js';
+import { parseFrame } from '../../src/core/parse-line.js';
+import { Session } from '../../src/core/session.js';
+import { DROP, FEED, SKIP, type Quiet } from '../../src/io/line-splitter.js';
+import { QuietLines } from '../../src/io/quiet-lines.js';
+import { analysedPack, analysis } from '../helpers/analysed-pack.js';
+import { sg, sglangHealthyStart, SGLANG_READY } from '../helpers/log-lines.js';
+import { repoRoot } from '../helpers/run-main.js';
+
+const packs = [analysedPack('sglang'), analysedPack('vllm')];
+
+/** A session fed `lines` the way the watch loop feeds them, and what QuietLines says of a next line. */
+function after(lines: string[], options: { packs?: CompiledPack[]; family?: string } = {}): (text: string) => Quiet {
+  const session = new Session({ packs: options.packs ?? packs, family: 'family' in options ? options.family : 'sglang' });
+  const quiet = new QuietLines(session);
+  lines.forEach((line, index) => {
+    session.push(line, { lineNo: index + 1 });
+    quiet.noteFed(index + 1);
+  });
+  return (text) => {
+    const bytes = Buffer.from(`${text}\n`);
+    return quiet.classify(bytes, 0, bytes.length - 1);
+  };
+}
+
+const start = sglangHealthyStart().slice(0, 5);
+const last = sg('12:00:07', 'Load weight begin. avail mem=78.10 GB', 'TP0');
+
+describe('QuietLines before a verdict', () => {
+  const ask = after(start);
+
+  it.for<[string, string, Quiet]>([
+    ['a line without any literal or stamp', 'just some chatter', SKIP],
+    ['a blank line', '', SKIP],
+    ['a line with a rule literal', 'RuntimeError: CUDA error: an illegal memory access was encountered', FEED],
+    ['a benign rule literal alone (it only silences failures)', 'node01:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC', SKIP],
+    ['a traceback cue', '  File "/x.py", line 3, in f', FEED],
+    ['a colour code', '\x1b[36mchatter\x1b[0m', FEED],
+    ['a pasted colour code', '^[[36mchatter', FEED],
+    ['a gap marker', '# [... gap in source ...]', FEED],
+    ['the same prefixes and timestamp as the line just read', sg('12:00:07', 'chatter', 'TP0'), SKIP],
+    ['the same timestamp under other prefixes', sg('12:00:07', 'chatter', 'TP1'), FEED],
+    ['a new second', sg('12:00:08', 'chatter', 'TP0'), FEED],
+    ['the same prefixes and nothing after them', sg('12:00:07', '', 'TP0'), FEED],
+    ['the same prefixes, then another stamp', sg('12:00:07', 'INFO 03-08 12:00:09 [x.py:1] chatter', 'TP0'), FEED],
+  ])('%s', ([, text, expected]) => {
+    expect(ask(text)).toBe(expected);
+  });
+
+  it('reads every line until the family is known, and before the run has started', () => {
+    expect(after([], { family: undefined })('just some chatter')).toBe(FEED);
+    expect(after(['no family named here'], { family: undefined })('just some chatter')).toBe(FEED);
+    expect(after([])('just some chatter')).toBe(FEED);
+  });
+
+  it('reads every line inside a traceback, and while a verdict waits on a timer', () => {
+    expect(after([...start, 'Traceback (most recent call last):'])('    value = compute(x)')).toBe(FEED);
+    // A wrapper that only says the start is dead: the verdict waits a few seconds for a cause.
+    expect(after([...start, 'Killed'])('just some chatter')).toBe(FEED);
+  });
+
+  it('forgets the timestamp once the clock moved', () => {
+    expect(after([...start, last])(sg('12:00:07', 'chatter', 'TP0'))).toBe(SKIP);
+    expect(after([...start, last, '# [... gap in source ...]'])(sg('12:00:07', 'chatter', 'TP0'))).toBe(FEED);
+    expect(after([...start, last, sg('12:00:09', 'chatter', 'TP0')])(sg('12:00:07', 'chatter', 'TP0'))).toBe(FEED);
+  });
+
+  it('reads every line with a --stall budget under a second', () => {
+    const session = new Session({ packs, family: 'sglang', classifier: { stallOverrideMs: 500 } });
+    const quiet = new QuietLines(session);
+    session.push(start[0]!, { lineNo: 1 });
+    expect(session.verdict).toBeUndefined();
+    const bytes = Buffer.from('just some chatter');
+    expect(quiet.classify(bytes, 0, bytes.length)).toBe(FEED);
+  });
+});
+
+describe('QuietLines after a verdict', () => {
+  it('drops quiet lines, and lines only the finished run cared about', () => {
+    const ask = after([...sglangHealthyStart(), SGLANG_READY]);
+    expect(ask('just some chatter')).toBe(DROP);
+    expect(ask('[2025-03-08 12:00:40] INFO:     127.0.0.1:4 - "POST /generate HTTP/1.1" 200 OK')).toBe(FEED); // a new second
+    expect(ask('node01:1:1 [0] NCCL INFO Init COMPLETE')).toBe(DROP);
+  });
+
+  it('still reads what can follow a verdict: a fatal failure after ready, a restart, a bar', () => {
+    const ask = after([...sglangHealthyStart(), SGLANG_READY]);
+    expect(ask('RuntimeError: CUDA error: an illegal memory access was encountered')).toBe(FEED);
+    expect(ask("server_args=ServerArgs(model_path='x')")).toBe(FEED);
+    expect(ask(' 50%|█████     | 5/10 [00:01<00:01,  5.00it/s]')).toBe(FEED);
+  });
+});
+
+describe('QuietLines refuses packs it cannot vouch for', () => {
+  const compile = (source: Partial<PackSource>): CompiledPack =>
+    compilePack([{ pack: 'tiny', ...source } as PackSource], analysis);
+  const ready = [{ id: 'tiny/ready', pattern: 'server is ready', description: 'ready' }];
+  const launch = [{ stage: 'launch', markers: [{ id: 'tiny/launch', pattern: 'starting server', description: 'launch' }] }];
+  const askTiny = (pack: CompiledPack): Quiet => after(['starting server'], { packs: [pack], family: 'tiny' })('just some chatter');
+
+  it('accepts a pack whose every rule has literals', () => {
+    expect(askTiny(compile({ ready, stages: launch } as Partial<PackSource>))).toBe(SKIP);
+  });
+
+  it.for<[string, Partial<PackSource>]>([
+    ['a rule without literals', { ready: [...ready, { id: 'tiny/any', pattern: '^\\d+$', description: 'digits' }] }],
+    ['a rule that ignores case', { ready: [{ ...ready[0]!, ignore_case: true }] }],
+    ['a prefix that reads a date without a time', { ready, prefixes: [{ id: 'tiny/date', pattern: '^(?<date>\\d{4}-\\d{2}-\\d{2}) ', description: 'date' }] }],
+    ['a prefix whose time is not a stamp', { ready, prefixes: [{ id: 'tiny/t', pattern: '^(?<time>\\d+) ', description: 't' }] }],
+    ['a prefix whose time is optional after its date', { ready, prefixes: [{ id: 'tiny/dt', pattern: '^(?<date>\\d{4}-\\d{2}-\\d{2})(?: (?<time>\\d{2}:\\d{2}:\\d{2}))? ', description: 'dt' }] }],
+  ])('refuses %s', ([, source]) => {
+    expect(askTiny(compile({ stages: launch, ...source } as Partial<PackSource>))).toBe(FEED);
+  });
+});
+
+describe('the prefix rules read the same timestamp from the same prefixes', () => {
+  const root = join(repoRoot, 'fixtures');
+  const lines = readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.log'))
+    .sort()
+    .flatMap((f) => readFileSync(join(root, f), 'utf8').split(/\r\n|\r|\n/))
+    .filter((line) => !line.includes('\x1b') && !line.includes('^[['));
+  const STAMP = /\d:\d\d:\d\d/;
+  // What may follow the prefixes of a quiet line: real messages, and the delimiters prefix rules look for.
+  const tails = [
+    ...lines.filter((line, index) => index % 61 === 0 && !STAMP.test(line)),
+    ...['x', '] x', ' - x', ' | x', '\tINFO a.py:1 -- x', 'INFO utils.py:1: x', 'INFO:     x', '(APIServer pid=1) x', '[rank1]: x', '│ x', '.123 x', ',5 x', '  x'],
+  ].filter((tail) => /[\x21-\x7e]/.test(tail));
+
+  it.for(['sglang', 'vllm'] as const)('%s: a line that starts with the prefixes of a timed line, then has text but no stamp, reads its timestamp or none', (family) => {
+    const pack = analysedPack(family);
+    const seen = new Set<string>();
+    let checked = 0;
+    for (const raw of lines) {
+      const text = guardFrame(raw);
+      const frame = parseFrame(text, pack.prefixes);
+      if (!frame.time) continue;
+      const prefix = text.slice(0, text.length - frame.body.length);
+      if (seen.has(prefix)) continue;
+      seen.add(prefix);
+      const want = JSON.stringify(frame.time);
+      for (const tail of tails) {
+        const time = parseFrame(guardFrame(prefix + tail), pack.prefixes).time;
+        if (time !== undefined && JSON.stringify(time) !== want) expect(JSON.stringify(time), `${prefix}${tail}`).toBe(want);
+        checked++;
+      }
+    }
+    expect(seen.size).toBeGreaterThan(500);
+    expect(checked).toBeGreaterThan(100_000);
+  });
+});
