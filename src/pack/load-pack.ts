@@ -1,17 +1,14 @@
 /** Loads rule packs from YAML: parse with positions, check the schema, resolve includes, compile. */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compilePack, RuleCompileError } from '../core/compile-pack.js';
 import type { CompiledPack, PackSource } from '../core/pack-types.js';
-import { capPatternInput } from '../core/regex-budget.js';
 import { PackError, type Diagnostic } from './diagnostic.js';
-import { packRules, rulePatterns } from './pack-rules.js';
-import { scalarOffset } from './scalar-offset.js';
+import { guardBacktracking } from './backtracking-guard.js';
 import { checkSchema } from './schema-check.js';
 import { patternAnalysis, precompiledSources } from './precompiled-packs.js';
-import { nodeAt, parseYamlSource, position, positionOf, type YamlSource } from './yaml-source.js';
+import { parseYamlSource, positionOf, type YamlSource } from './yaml-source.js';
 
 /** The families spinup ships packs for. */
 export const FAMILIES = ['sglang', 'vllm'] as const;
@@ -95,78 +92,8 @@ export function loadPack(ref: string, rulesDir?: string): CompiledPack {
   if (checked) return compilePack(checked, patternAnalysis());
   const { files, diagnostics } = readPackWithIncludes(file);
   if (diagnostics.length > 0) throw new PackError(diagnostics);
-  return guardBacktracking(files, compileFiles(files));
-}
-
-/**
- * A pack that is not ours may never have been through lint. A pattern that backtracks
- * exponentially stalls the classifier on one crafted line (no length cap helps: 40 characters
- * can take hours), so the pack is refused; one that backtracks polynomially runs on a shorter
- * input (`capPatternInput`). Shipped packs are lint-clean (a test checks it): not re-analysed.
- */
-function guardBacktracking(files: PackFile[], pack: CompiledPack): CompiledPack {
   const foreign = files.filter((f) => dirname(f.file) !== shippedRulesDir());
-  if (foreign.length === 0) return pack;
-  const risksOf = backtrackingAnalyser();
-  const diagnostics: Diagnostic[] = [];
-  const polynomial = new Set<string>();
-  for (const file of foreign) {
-    for (const entry of packRules(file.data)) {
-      const flags = entry.rule.ignore_case ? 'i' : '';
-      for (const pattern of rulePatterns(entry)) {
-        const risks = risksOf(pattern.source, flags);
-        const worst = risks.find((risk) => risk.exponential);
-        if (worst) {
-          const at = position(file.source, scalarOffset(file.source.text, nodeAt(file.source, pattern.path).node, worst.offset));
-          const message = `Rule ${entry.rule.id} ${pattern.field}: exponential backtracking in "${worst.part}" (on ${worst.attack}): one such line could stall spinup for hours, so the pack is not used; 'spinup lint' suggests a rewrite.`;
-          diagnostics.push({ file: file.source.file, ...at, severity: 'error', code: 'regex/super-linear', message });
-        } else if (risks.length > 0) {
-          polynomial.add(`${flags}/${new RegExp(pattern.source, flags).source}`);
-        }
-      }
-    }
-  }
-  if (diagnostics.length > 0) throw new PackError(diagnostics);
-  const frameRegexes = pack.frameFailures.flatMap((rule) => [rule.inFrame, rule.inTraceback]);
-  for (const regex of [...pack.allRules.map((rule) => rule.regex), ...pack.ready.flatMap((rule) => rule.confirm), ...frameRegexes]) {
-    if (regex && polynomial.has(`${regex.flags}/${regex.source}`)) capPatternInput(regex);
-  }
-  return pack;
-}
-
-interface BacktrackingRisk {
-  exponential: boolean;
-  /** Where the ambiguous part starts in the pattern, and the part itself. */
-  offset: number;
-  part: string;
-  /** The input that triggers it: `a run of "a"`. */
-  attack: string;
-}
-
-/**
- * scslre's findings (what lint reports as regex/super-linear). Its parser and analyser are lint's,
- * required (not imported) so that only a foreign pack pays for loading them, and synchronously.
- */
-function backtrackingAnalyser(): (source: string, flags: string) => BacktrackingRisk[] {
-  const require = createRequire(import.meta.url);
-  const { RegExpParser } = require('@eslint-community/regexpp') as typeof import('@eslint-community/regexpp');
-  const { analyse } = require('scslre') as typeof import('scslre');
-  const parser = new RegExpParser({ ecmaVersion: 2024 });
-  return (source, flags) => {
-    let pattern: ReturnType<typeof parser.parsePattern>;
-    try {
-      pattern = parser.parsePattern(source, 0, source.length, { unicode: false });
-    } catch {
-      return []; // V8 compiled it, so it runs; what regexpp cannot parse it cannot judge
-    }
-    // Move reports (a leading quantifier rescanned at each start) are quadratic: the frame cap bounds them.
-    const { reports } = analyse({ pattern, flags: parser.parseFlags(flags) }, { reportTypes: { Move: false } });
-    return reports.map((report) => {
-      const [a, b] = report.type === 'Trade' ? [report.startQuant, report.endQuant] : report.type === 'Self' ? [report.quant, report.parentQuant] : [report.quant, report.quant];
-      const offset = Math.min(a.start, b.start);
-      return { exponential: report.exponential, offset, part: source.slice(offset, Math.max(a.end, b.end)), attack: `a run of ${JSON.stringify(report.character.pick)}` };
-    });
-  };
+  return guardBacktracking(foreign, compileFiles(files));
 }
 
 export function compileFiles(files: PackFile[]): CompiledPack {

@@ -117,11 +117,8 @@ function finish(result: LoopResult, reporter: WatchReporter, timeoutMs: number |
     return EXIT.stalled;
   }
   if (result.truncatedBytes > 0) reporter.message(`note: ${result.truncatedBytes} bytes of over-long lines were cut (lines are capped at 64 KiB)`);
-  const verdict = result.verdict;
-  if (!verdict) {
-    reporter.message('the input was empty');
-    return EXIT.incomplete;
-  }
+  // The session always settles on a verdict when the input ends (incomplete at least).
+  const verdict = result.verdict!;
   reporter.verdict(verdict);
   const unrecorded = memory.record(verdict);
   if (unrecorded) reporter.notice({ type: 'history', detail: unrecorded });
