@@ -13,6 +13,7 @@
  * windows are re-picked from the pair counts of a sample of the lines scanned (as in
  * LiteralScanner), again every RETUNE_EVERY lines.
  */
+import { cheapestWindow, staticCost } from './probe-window.js';
 
 export interface ByteLiteral {
   bytes: Uint8Array;
@@ -122,7 +123,7 @@ export class ByteLiteralScanner {
         for (let before = 0; before < 256; before++) this.add((before << 8) | bytes[0]!, index, 0);
         return;
       }
-      const at = cheapestWindow(bytes, cost);
+      const at = cheapestWindow(bytes, (at) => cost(bytes, at));
       this.add(pairAt(bytes, at + 1), index, at + 1);
       this.add(pairAt(bytes, at + 2), index, at + 2);
     });
@@ -161,40 +162,4 @@ function occursAt(bytes: Uint8Array, at: number, literal: Uint8Array): boolean {
 /** The pair of bytes ending at `end`. */
 function pairAt(bytes: Uint8Array, end: number): number {
   return (bytes[end - 1]! << 8) | bytes[end]!;
-}
-
-/** Start of the 3-byte window with the lowest cost (ties: the static guess). */
-function cheapestWindow(literal: Uint8Array, cost: (literal: Uint8Array, at: number) => number): number {
-  let best = 0;
-  let bestCost = Infinity;
-  let bestStatic = Infinity;
-  for (let at = 0; at + 3 <= literal.length; at++) {
-    const c = cost(literal, at);
-    const s = staticCost(literal, at);
-    if (c < bestCost || (c === bestCost && s < bestStatic)) {
-      best = at;
-      bestCost = c;
-      bestStatic = s;
-    }
-  }
-  return best;
-}
-
-/** A guess before any text is seen: pairs of rare bytes are rare. */
-function staticCost(literal: Uint8Array, at: number): number {
-  const [a, b, c] = [0, 1, 2].map((k) => byteFrequency(literal[at + k]!));
-  return a! * b! + b! * c!;
-}
-
-// Rough frequency of lower-case letters in English-like log text, a..z.
-const LETTERS = [82, 15, 28, 43, 127, 22, 20, 61, 70, 2, 8, 40, 24, 67, 75, 19, 1, 60, 63, 91, 28, 10, 24, 2, 20, 1];
-
-/** Relative frequency (per mille) of a byte in log lines; only the order matters. */
-function byteFrequency(byte: number): number {
-  if (byte === 0x20) return 150;
-  if (byte >= 0x61 && byte <= 0x7a) return LETTERS[byte - 0x61]!;
-  // Digits, and the punctuation of timestamps, paths and key=value pairs.
-  if ((byte >= 0x30 && byte <= 0x39) || ':.,-_/=[]()'.includes(String.fromCharCode(byte))) return 40;
-  if (byte >= 0x41 && byte <= 0x5a) return 8;
-  return 3;
 }

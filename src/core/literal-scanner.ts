@@ -16,6 +16,7 @@
  * the windows; only the speed does. Pairs are hashed by their low bytes, so
  * non-ASCII text costs extra verifications, never a missed literal.
  */
+import { cheapestWindow, codeUnits, staticCost } from './probe-window.js';
 export class LiteralScanner {
   readonly literals: readonly string[];
   /** 1 where some literal's probe pair hashes. */
@@ -40,7 +41,7 @@ export class LiteralScanner {
     this.literals.forEach((literal, index) => {
       if (literal.length < 3) this.short.push(index);
     });
-    this.index(staticCost);
+    this.index((literal, at) => staticCost(codeUnits(literal), at));
   }
 
   /** True when at least one literal occurs in `text`. */
@@ -110,7 +111,7 @@ export class LiteralScanner {
     this.buckets = new Map();
     this.literals.forEach((literal, index) => {
       if (literal.length < 3) return;
-      const at = cheapestWindow(literal, cost);
+      const at = cheapestWindow(codeUnits(literal), (at) => cost(literal, at));
       this.add(pairHash(literal, at + 1), index, at + 1);
       this.add(pairHash(literal, at + 2), index, at + 2);
     });
@@ -142,40 +143,4 @@ const RETUNE_EVERY = 0x10000;
 /** Hash of the pair of code units ending at `end`. */
 function pairHash(text: string, end: number): number {
   return ((text.charCodeAt(end - 1) & 0xff) << 8) | (text.charCodeAt(end) & 0xff);
-}
-
-/** Start of the 3-unit window with the lowest cost (ties: the static guess). */
-function cheapestWindow(literal: string, cost: (literal: string, at: number) => number): number {
-  let best = 0;
-  let bestCost = Infinity;
-  let bestStatic = Infinity;
-  for (let at = 0; at + 3 <= literal.length; at++) {
-    const c = cost(literal, at);
-    const s = staticCost(literal, at);
-    if (c < bestCost || (c === bestCost && s < bestStatic)) {
-      best = at;
-      bestCost = c;
-      bestStatic = s;
-    }
-  }
-  return best;
-}
-
-/** A guess before any text is seen: pairs of rare units are rare. */
-function staticCost(literal: string, at: number): number {
-  const [a, b, c] = [0, 1, 2].map((k) => unitFrequency(literal.charCodeAt(at + k)));
-  return a! * b! + b! * c!;
-}
-
-// Rough frequency of lower-case letters in English-like log text, a..z.
-const LETTERS = [82, 15, 28, 43, 127, 22, 20, 61, 70, 2, 8, 40, 24, 67, 75, 19, 1, 60, 63, 91, 28, 10, 24, 2, 20, 1];
-
-/** Relative frequency (per mille) of a code unit in log lines; only the order matters. */
-function unitFrequency(unit: number): number {
-  if (unit === 0x20) return 150;
-  if (unit >= 0x61 && unit <= 0x7a) return LETTERS[unit - 0x61]!;
-  // Digits, and the punctuation of timestamps, paths and key=value pairs.
-  if ((unit >= 0x30 && unit <= 0x39) || ':.,-_/=[]()'.includes(String.fromCharCode(unit))) return 40;
-  if (unit >= 0x41 && unit <= 0x5a) return 8;
-  return 3;
 }
