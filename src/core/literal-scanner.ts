@@ -17,6 +17,7 @@
  * non-ASCII text costs extra verifications, never a missed literal.
  */
 import { cheapestWindow, codeUnits, staticCost } from './probe-window.js';
+
 export class LiteralScanner {
   readonly literals: readonly string[];
   /** 1 where some literal's probe pair hashes. */
