@@ -20,6 +20,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { prng } from './generate-log.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log';
@@ -34,17 +35,6 @@ export function parseSize(text) {
   return Math.round(Number(match[1]) * scale);
 }
 
-/** mulberry32: small, fast, the same numbers everywhere. */
-function prng(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Yields the log as ~256 KiB strings, about `size` bytes in all. */
 export function* generateLog({ root = ROOT, size, seed }) {

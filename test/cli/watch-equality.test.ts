@@ -8,14 +8,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { discoverFixtures } from '../../src/replay/discover.js';
 import { readExpectation } from '../../src/replay/expectation.js';
 import { runCase } from '../../src/replay/run-case.js';
 import { shippedPack } from '../helpers/classify.js';
-import { repoRoot } from '../helpers/run-main.js';
+import { Collect, repoRoot } from '../helpers/run-main.js';
 
 const EXIT_OF: Record<string, number> = { ready: 0, failed: 1, stalled: 2, incomplete: 3 };
 // What a pipe hands a reader at a time on Linux.
@@ -23,15 +23,6 @@ const PIPE_CHUNK = 64 * 1024;
 
 const { pairs } = discoverFixtures([join(repoRoot, 'fixtures/sglang'), join(repoRoot, 'fixtures/vllm')]);
 const cases = pairs.map((pair) => ({ name: pair.log.slice(repoRoot.length + '/fixtures/'.length), pair }));
-
-class Collect extends Writable {
-  text = '';
-  isTTY = false;
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
 
 /** `spinup watch --json --pack FAMILY -` in-process, the log's bytes arriving on a stdin pipe. */
 async function watchPiped(bytes: Buffer, family: string): Promise<{ code: number; events: Record<string, unknown>[]; stderr: string }> {

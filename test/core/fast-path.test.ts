@@ -12,6 +12,13 @@ import { Session, type SessionEvent } from '../../src/core/session.js';
 import { runWatchLoop, type SourceItem } from '../../src/io/watch-loop.js';
 import { analysedPack } from '../helpers/analysed-pack.js';
 import { repoRoot } from '../helpers/run-main.js';
+import { Random } from '../hostile/random.js';
+
+/** The same sequence the hostile suite and the benchmark use (mulberry32). */
+function prng(seed: number): () => number {
+  const random = new Random(seed);
+  return () => random.next();
+}
 
 const packs = [analysedPack('sglang'), analysedPack('vllm')];
 const root = join(repoRoot, 'fixtures');
@@ -77,16 +84,6 @@ function firstDifference(fast: string, slow: string): string {
   return '';
 }
 
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('the fast path changes nothing on any fixture', () => {
   const feedings: { detect?: boolean; chunks: Feeding['chunks']; wall?: () => number }[] = [

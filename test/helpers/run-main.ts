@@ -10,7 +10,8 @@ export interface CliRun {
   stderr: string;
 }
 
-class Collect extends Writable {
+/** A writable stream that keeps what was written, standing in for stdout or stderr. */
+export class Collect extends Writable {
   text = '';
   isTTY = false;
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {

@@ -2,19 +2,10 @@
  * `main` in-process with real files and a given stdin, for the hostile cases that need no real
  * process (fast: no node start-up per case). Returns the JSON events when `--json` was given.
  */
-import { PassThrough, Readable, Writable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { CAUSES, STAGES, VERDICTS } from '../../src/core/vocabulary.js';
-import { repoRoot } from '../helpers/run-main.js';
-
-class Collect extends Writable {
-  text = '';
-  isTTY = false;
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
+import { Collect, repoRoot } from '../helpers/run-main.js';
 
 export interface MainRun {
   code: number;
