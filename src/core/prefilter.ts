@@ -53,9 +53,11 @@ export interface QuietLiterals {
   afterReady: string[];
   /** Before a verdict too: every other rule, ready confirmations included. */
   beforeVerdict: string[];
+  /** The restart markers' literals alone (they are in `always` too): all that can start a new run. */
+  restart: string[];
 }
 
-export type QuietScope = keyof QuietLiterals;
+export type QuietScope = 'always' | 'afterReady' | 'beforeVerdict';
 
 interface Entry {
   list: ListName;
@@ -127,12 +129,13 @@ export class RulePrefilter {
    * undefined when some rule's literals are unknown or case-folded (no line can be proven quiet).
    */
   quietLiterals(): QuietLiterals | undefined {
-    const quiet: QuietLiterals = { always: [], afterReady: [], beforeVerdict: [] };
+    const quiet: QuietLiterals = { always: [], afterReady: [], beforeVerdict: [], restart: [] };
     for (const [index, { list, item }] of this.entries.entries()) {
       if (list === 'benign') continue;
       const literals = this.required[index];
       if (literals === undefined) return undefined;
       quiet[scopeOf(list, item)].push(...literals);
+      if (isRestart(list, item)) quiet.restart.push(...literals);
     }
     return quiet;
   }
@@ -192,8 +195,12 @@ export class RulePrefilter {
   }
 }
 
+function isRestart(list: ListName, item: Entry['item']): boolean {
+  return list === 'markers' && (item as CompiledMarker).restart;
+}
+
 function scopeOf(list: ListName, item: Entry['item']): QuietScope {
-  if (list === 'progress' || (list === 'markers' && (item as CompiledMarker).restart)) return 'always';
+  if (list === 'progress' || isRestart(list, item)) return 'always';
   if (list === 'failures' && (item as CompiledFailure).fatal) return 'afterReady';
   return 'beforeVerdict';
 }

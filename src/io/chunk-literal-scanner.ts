@@ -1,0 +1,208 @@
+/**
+ * Finds the first line of a whole chunk of raw bytes that holds any of a set of literals, without
+ * looking at the lines in between: the watch loop's way through a serving server's traffic once
+ * a verdict is given (io/quiet-lines.ts, `nextDue`).
+ *
+ * Long literals (7+ bytes) are found one aligned 4-byte word at a time: every occurrence of such
+ * a literal wholly contains an aligned word, whichever its alignment, so for each of the four
+ * alignments one word of the literal is hashed into a 64 Ki table, and the chunk is probed with
+ * one 32-bit load, a multiply and a table load per four bytes; a probe hit is confirmed with a
+ * byte compare. Which word stands for an alignment is picked by how rare its 4-gram is in a
+ * sample of the text (the speed depends on it, never which literals are found). Short literals
+ * are searched with Buffer.indexOf (memchr), from their rarest byte, and confirmed.
+ *
+ * A literal holds no line break, so the words that find it lie inside its line, and scanning
+ * words left to right meets the lines that hold a literal in order. Searches are remembered for
+ * the chunk: asked again further on, the scanner goes on from where it stopped.
+ */
+
+/** Literals shorter than this cannot be found by a word probe at every alignment. */
+const WORD_LITERAL_MIN = 7;
+const WORD = 4;
+const TABLE_BITS = 16;
+const SHIFT = 32 - TABLE_BITS;
+const LF = 10;
+/** Bytes sampled to pick rare words and bytes, again after every RETUNE_BYTES scanned. */
+const SAMPLE_BYTES = 1 << 16;
+const RETUNE_BYTES = 1 << 26;
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+interface ShortLiteral {
+  bytes: Uint8Array;
+  /** Offset of the byte the search starts from (the rarest), and the bytes from it on. */
+  from: number;
+  needle: Buffer;
+}
+
+export class ChunkLiteralScanner {
+  private readonly long: Uint8Array[] = [];
+  private readonly short: ShortLiteral[] = [];
+  private readonly table = new Uint8Array(1 << TABLE_BITS);
+  /** Per table slot: [long literal index, offset of its probe word], flattened. */
+  private buckets: (number[] | undefined)[] = [];
+  /** Bytes to scan before the next sample (0: take one as soon as a chunk is big enough). */
+  private untilTune = 0;
+  // What was found in the chunk being scanned: the start of the line holding the next long
+  // literal and the next of each short one, at or after `searchedFrom` (-1: none up to `end`).
+  private chunk: Uint8Array | undefined;
+  private end = 0;
+  private searchedFrom = 0;
+  private nextLong = -1;
+  private nextShort: number[] = [];
+
+  constructor(literals: readonly Uint8Array[]) {
+    if (literals.some((l) => l.length === 0)) throw new RangeError('ChunkLiteralScanner: empty literal');
+    for (const literal of literals) {
+      if (literal.length >= WORD_LITERAL_MIN) this.long.push(literal);
+      else this.short.push({ bytes: literal, from: 0, needle: Buffer.from(literal) });
+    }
+    this.index(() => 0, () => 0);
+  }
+
+  /** Forgets what was found: the next `nextLine` searches afresh (new bytes in a reused buffer). */
+  forget(): void {
+    this.chunk = undefined;
+  }
+
+  /**
+   * The start of the first line in `chunk[start, end)` that holds a literal (lines begin after
+   * `\n`; the one at `start` begins there), or -1 when none does. Asked again for the same chunk
+   * and end with a later `start`, it resumes.
+   */
+  nextLine(chunk: Buffer, start: number, end: number): number {
+    if (chunk !== this.chunk || end !== this.end || start < this.searchedFrom) {
+      if (this.untilTune <= 0) this.tune(chunk, start, end);
+      this.untilTune -= end - start;
+      this.chunk = chunk;
+      this.end = end;
+      this.searchedFrom = start;
+      this.nextLong = this.findLong(chunk, start, end);
+      this.short.forEach((literal, k) => (this.nextShort[k] = this.findShort(literal, chunk, start, end)));
+    } else {
+      this.searchedFrom = start;
+      if (this.nextLong !== -1 && this.nextLong < start) this.nextLong = this.findLong(chunk, start, end);
+      this.short.forEach((literal, k) => {
+        const next = this.nextShort[k]!;
+        if (next !== -1 && next < start) this.nextShort[k] = this.findShort(literal, chunk, start, end);
+      });
+    }
+    let first = this.nextLong;
+    for (const next of this.nextShort) if (next !== -1 && (first === -1 || next < first)) first = next;
+    return first === -1 ? -1 : Math.max(start, chunk.lastIndexOf(LF, first) + 1);
+  }
+
+  /** Where the first long literal in `chunk[start, end)` begins, or -1. */
+  private findLong(chunk: Uint8Array, start: number, end: number): number {
+    if (this.long.length === 0) return -1;
+    // Words wholly inside [start, end), aligned in memory.
+    const first = Math.ceil((chunk.byteOffset + start) / WORD);
+    const last = Math.floor((chunk.byteOffset + end) / WORD);
+    if (last <= first) return -1;
+    const words = new Uint32Array(chunk.buffer, first * WORD, last - first);
+    const base = first * WORD - chunk.byteOffset;
+    const table = this.table;
+    const count = words.length;
+    let w = 0;
+    // Four words a turn: one branch for four probes, as almost every probe misses.
+    for (const whole = count - (count % 4); w < whole; w += 4) {
+      const any =
+        table[Math.imul(words[w]!, 0x9e3779b1) >>> SHIFT]! |
+        table[Math.imul(words[w + 1]!, 0x9e3779b1) >>> SHIFT]! |
+        table[Math.imul(words[w + 2]!, 0x9e3779b1) >>> SHIFT]! |
+        table[Math.imul(words[w + 3]!, 0x9e3779b1) >>> SHIFT]!;
+      if (any === 0) continue;
+      for (let k = w; k < w + 4; k++) {
+        const at = this.probe(chunk, words[k]!, base + k * WORD, start, end);
+        if (at !== -1) return at;
+      }
+    }
+    for (; w < count; w++) {
+      const at = this.probe(chunk, words[w]!, base + w * WORD, start, end);
+      if (at !== -1) return at;
+    }
+    return -1;
+  }
+
+  /** Where the long literal that the word at `wordAt` stands for begins, if it is there; else -1. */
+  private probe(chunk: Uint8Array, word: number, wordAt: number, start: number, end: number): number {
+    const slot = Math.imul(word, 0x9e3779b1) >>> SHIFT;
+    if (this.table[slot] === 0) return -1;
+    const bucket = this.buckets[slot]!;
+    for (let b = 0; b < bucket.length; b += 2) {
+      const literal = this.long[bucket[b]!]!;
+      const at = wordAt - bucket[b + 1]!;
+      if (at >= start && at + literal.length <= end && occursAt(chunk, at, literal)) return at;
+    }
+    return -1;
+  }
+
+  /** Where the first occurrence of a short literal in `chunk[start, end)` begins, or -1. */
+  private findShort(literal: ShortLiteral, chunk: Buffer, start: number, end: number): number {
+    const { bytes, from, needle } = literal;
+    for (let at = chunk.indexOf(needle, start + from); at !== -1; at = chunk.indexOf(needle, at + 1)) {
+      const begin = at - from;
+      if (begin + bytes.length > end) return -1;
+      if (occursAt(chunk, begin, bytes)) return begin;
+    }
+    return -1;
+  }
+
+  /** Picks probe words and search bytes from the counts of a sample of the text. */
+  private tune(chunk: Uint8Array, start: number, end: number): void {
+    const stop = Math.min(end, start + SAMPLE_BYTES);
+    // Too little text to count says little: the choice stands until a bigger chunk comes.
+    if (stop - start < SAMPLE_BYTES / 4) return;
+    this.untilTune = RETUNE_BYTES;
+    const grams = new Uint32Array(1 << TABLE_BITS);
+    const bytes = new Uint32Array(256);
+    for (let at = start; at < stop; at++) bytes[chunk[at]!]++;
+    for (let at = start; at + WORD <= stop; at++) grams[slotOf(chunk, at)]++;
+    this.index(
+      (literal, at) => grams[slotOf(literal, at)]!,
+      (byte) => bytes[byte]!,
+    );
+  }
+
+  private index(wordCost: (literal: Uint8Array, at: number) => number, byteCost: (byte: number) => number): void {
+    this.table.fill(0);
+    this.buckets = new Array<number[] | undefined>(1 << TABLE_BITS).fill(undefined);
+    this.long.forEach((literal, index) => {
+      for (let alignment = 0; alignment < WORD; alignment++) {
+        // A literal starting at alignment `alignment` holds aligned words at these offsets.
+        let best = -1;
+        for (let at = (WORD - alignment) % WORD; at + WORD <= literal.length; at += WORD) {
+          if (best === -1 || wordCost(literal, at) < wordCost(literal, best)) best = at;
+        }
+        const slot = slotOf(literal, best);
+        this.table[slot] = 1;
+        const bucket = (this.buckets[slot] ??= []);
+        if (!hasEntry(bucket, index, best)) bucket.push(index, best);
+      }
+    });
+    for (const literal of this.short) {
+      let from = 0;
+      for (let at = 1; at < literal.bytes.length; at++) if (byteCost(literal.bytes[at]!) < byteCost(literal.bytes[from]!)) from = at;
+      literal.from = from;
+      literal.needle = Buffer.from(literal.bytes.subarray(from));
+    }
+    this.chunk = undefined;
+  }
+}
+
+/** Table slot of the 4 bytes at `at`, read as the word probe reads them from memory. */
+function slotOf(bytes: Uint8Array, at: number): number {
+  const word = LITTLE_ENDIAN
+    ? bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)
+    : (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!;
+  return Math.imul(word, 0x9e3779b1) >>> SHIFT;
+}
+
+function hasEntry(bucket: number[], index: number, offset: number): boolean {
+  for (let b = 0; b < bucket.length; b += 2) if (bucket[b] === index && bucket[b + 1] === offset) return true;
+  return false;
+}
+
+function occursAt(bytes: Uint8Array, at: number, literal: Uint8Array): boolean {
+  for (let k = 0; k < literal.length; k++) if (bytes[at + k] !== literal[k]) return false;
+  return true;
+}
