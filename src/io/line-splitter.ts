@@ -27,6 +27,13 @@ export interface LineHandler {
    * it is due (every line before it was emitted, or skipped): its bytes are `chunk[start, end)`.
    */
   quiet?(chunk: Buffer, start: number, end: number): Quiet;
+  /**
+   * Asked at the start of each physical line (nothing of it held from an earlier chunk): where in
+   * `chunk[start, end)` the next line begins that must be read; `start` or just after a `\n` in
+   * the range. Every line before it is let go whole: counted, never decoded nor asked about.
+   * `first` is true for the first question about a chunk (a reused buffer holds new bytes).
+   */
+  nextDue?(chunk: Buffer, start: number, end: number, first: boolean): number;
 }
 
 export interface LineSplitterOptions {
@@ -94,11 +101,11 @@ export class LineSplitter {
    */
   forEachLine(chunk: Buffer, handler: LineHandler): void {
     const out = new Emitter(handler, (lineNo, unread) => this.#note(lineNo, unread));
-    this.#split(chunk, out, handler.quiet?.bind(handler));
+    this.#split(chunk, out, handler.quiet?.bind(handler), handler.nextDue?.bind(handler));
     out.release();
   }
 
-  #split(chunk: Buffer, out: Emitter, quiet: LineHandler['quiet']): void {
+  #split(chunk: Buffer, out: Emitter, quiet: LineHandler['quiet'], nextDue: LineHandler['nextDue']): void {
     const len = chunk.length;
     if (len === 0) return;
     let pos = 0;
@@ -113,7 +120,18 @@ export class LineSplitter {
     // Cached so a chunk without `\r` (the common case) costs one failed scan, not one per line.
     let nextLf = chunk.indexOf(LF, pos);
     let nextCr = chunk.indexOf(CR, pos);
+    let first = true;
     while (pos < len) {
+      if (nextDue && this.#parts.length === 0 && !this.#lineHadCr) {
+        const due = nextDue(chunk, pos, len, first);
+        first = false;
+        if (due > pos) {
+          out.release();
+          this.#letGo(chunk, pos, due);
+          pos = due;
+          if (pos >= len) break;
+        }
+      }
       if (nextLf !== -1 && nextLf < pos) nextLf = chunk.indexOf(LF, pos);
       if (nextCr !== -1 && nextCr < pos) nextCr = chunk.indexOf(CR, pos);
       const isCr = nextCr !== -1 && (nextLf === -1 || nextCr < nextLf);
@@ -159,6 +177,15 @@ export class LineSplitter {
   #note(lineNo: number, unread: boolean): void {
     this.#lastLineNo = Math.max(this.#lastLineNo, lineNo);
     if (unread) this.#unread++;
+  }
+
+  /** Counts the whole lines of `chunk[start, end)` (it ends just after a `\n`) as let go unread. */
+  #letGo(chunk: Buffer, start: number, end: number): void {
+    let count = 0;
+    for (let at = chunk.indexOf(LF, start); at !== -1 && at < end; at = chunk.indexOf(LF, at + 1)) count++;
+    this.#lineNo += count;
+    this.#unread += count;
+    this.#lastLineNo = Math.max(this.#lastLineNo, this.#lineNo - 1);
   }
 
   #newPhysicalLine(): void {

@@ -181,3 +181,46 @@ describe('LineSplitter.forEachLine with quiet lines', () => {
     expect(lines).toEqual(pushed);
   });
 });
+
+describe('LineSplitter.forEachLine with lines let go whole (nextDue)', () => {
+  /** nextDue lets go every line up to the next one that starts with `!` (or the end of what is whole). */
+  function run(chunks: string[]): { read: string[]; asks: number; firsts: number; splitter: LineSplitter } {
+    const splitter = new LineSplitter();
+    const read: string[] = [];
+    let asks = 0;
+    let firsts = 0;
+    const nextDue = (chunk: Buffer, start: number, end: number, first: boolean): number => {
+      asks++;
+      if (first) firsts++;
+      const text = chunk.toString('latin1', 0, end);
+      const hit = text.indexOf('\n!', start - 1);
+      if (start < end && chunk[start] === 0x21) return start;
+      if (hit !== -1) return hit + 1;
+      return text.lastIndexOf('\n') + 1 > start ? text.lastIndexOf('\n') + 1 : start;
+    };
+    const emit = (line: SplitLine): void => void read.push(`${line.text}@${line.lineNo}`);
+    for (const chunk of chunks) splitter.forEachLine(Buffer.from(chunk, 'latin1'), { emit, nextDue });
+    for (const line of splitter.end()) emit(line);
+    return { read, asks, firsts, splitter };
+  }
+
+  it.for<[string, string[], string[], number]>([
+    ['lines before a due one are let go and counted', ['a\nb\n!c\nd\n'], ['!c@3'], 3],
+    ['\\r frames and \\r\\n endings inside let-go lines count as one line each', ['a\rb\r\nc\n!d\n'], ['!d@3'], 2],
+    ['a partial last line is kept and read whole with the next chunk', ['a\nb\nc', 'c\n!d\n'], ['cc@3', '!d@4'], 2],
+    ['a line spanning chunks is read, then letting go goes on', ['a\nb', 'b\nc\n!d\n'], ['bb@2', '!d@4'], 2],
+    ['nothing due: every whole line goes', ['a\nb\n', 'c\n'], [], 3],
+    ['an unterminated last line is flushed at the end', ['a\nb'], ['b@2'], 1],
+  ])('%s', ([, chunks, read, unread]) => {
+    const result = run(chunks);
+    expect(result.read).toEqual(read);
+    expect(result.splitter.unreadLines).toBe(unread);
+    expect(result.splitter.lastLineNo).toBe(read.length + unread);
+  });
+
+  it('says which question is the first about each chunk', () => {
+    const result = run(['a\n!b\nc\n', '!d\ne\n']);
+    expect(result.firsts).toBe(2);
+    expect(result.asks).toBeGreaterThan(2);
+  });
+});
