@@ -65,6 +65,23 @@ export class LogClock {
     return at > this.now ? this.advanceTo(at) : this.now;
   }
 
+  /**
+   * A new run begins after a verdict: from here on time is measured from its own lines only, as
+   * if the log began here at the time already reached (formats, dates and bars are forgotten).
+   * After a verdict not every line is read (io/quiet-lines.ts), so what the clock learned from
+   * the lines in between must not shape the new run's times.
+   */
+  restart(): void {
+    this.offsets.clear();
+    this.primaryOffset = undefined;
+    this.generation = 0;
+    this.year = DEFAULT_YEAR;
+    this.month = undefined;
+    this.lastDate = undefined;
+    this.lastTimeOfDay = undefined;
+    this.bars.clear();
+  }
+
   /** Text is missing from the capture here: the next jump in time is not silence. */
   gap(): void {
     this.generation += 1;

@@ -77,6 +77,11 @@ export class Timeline {
     for (const text of frames) {
       const frame = this.classifier.parse(text);
       const match = this.classifier.match(frame);
+      if (match.marker?.rule.restart && this.classifier.verdict) {
+        // The classifier is about to start a new run (a verdict was given): a clock of its own.
+        this.clock.restart();
+        this.moveEpoch(undefined);
+      }
       if (frame.time) this.moveEpoch(timeKey(frame.time));
       let logNow = this.clock.observe(frame.time);
       if (match.progress?.elapsedMs !== undefined) {

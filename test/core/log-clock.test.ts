@@ -54,6 +54,18 @@ describe('LogClock', () => {
     expect(clock.observeBar('bar', 65_000)).toBe(65_000);
     expect(clock.observeBar('bar', 130_000)).toBe(130_000);
   });
+
+  it('restarts from the time reached, forgetting what it learned of formats and bars', () => {
+    const clock = new LogClock();
+    clock.observe({ md: '03-07', time: '12:00:00', source: 'vllm' });
+    expect(clock.observe({ md: '03-07', time: '12:10:00', source: 'vllm' })).toBe(600_000);
+    clock.observeBar('bar', 0);
+    clock.restart();
+    // Both formats start afresh from 10 min, as at the start of a log; the bar is a new one.
+    expect(clock.observe({ date: '2025-05-01', time: '08:00:00', source: 'sglang' })).toBe(600_000);
+    expect(clock.observe({ md: '05-01', time: '08:00:30', source: 'vllm' })).toBe(630_000);
+    expect(clock.observeBar('bar', 65_000)).toBe(630_000);
+  });
 });
 
 describe('parseTqdmElapsed', () => {
@@ -80,5 +92,30 @@ describe('Timeline live', () => {
     backlog.push('[2025-03-08 12:00:00] Init torch distributed begin.', { wall: 1_000 });
     const stalled = backlog.push('[2025-03-08 13:00:01] Load weight begin. avail mem=1 GB', { wall: 1_001 });
     expect(stalled.find((e) => e.type === 'verdict')).toMatchObject({ verdict: { verdict: 'stalled' } });
+  });
+});
+
+describe('Timeline across runs', () => {
+  it('a run that starts after a verdict gets a clock of its own; one that replaces a run without a verdict does not', async () => {
+    const { Timeline } = await import('../../src/core/timeline.js');
+    const { Classifier } = await import('../../src/core/classifier.js');
+    const { loadPack } = await import('../../src/pack/load-pack.js');
+    const pack = loadPack('sglang');
+    const atOf = (events: { type: string; at?: number }[], type: string): number | undefined => events.find((e) => e.type === type)?.at;
+
+    const decided = new Timeline(new Classifier(pack));
+    decided.push("[2025-03-08 12:00:00] server_args=ServerArgs(model_path='x')");
+    decided.push('[2025-03-08 12:00:30] The server is fired up and ready to roll!');
+    expect(decided.classifier.verdict?.verdict).toBe('ready');
+    // A restart an hour later: the new run starts where the clock stood (what came between may not have been read).
+    const restart = decided.push("[2025-03-08 13:00:00] server_args=ServerArgs(model_path='x')");
+    expect(atOf(restart, 'restart')).toBe(30_000);
+    expect(atOf(decided.push('[2025-03-08 13:00:05 TP0] Init torch distributed begin.'), 'stage')).toBe(35_000);
+
+    const undecided = new Timeline(new Classifier(pack));
+    undecided.push("[2025-03-08 12:00:00] server_args=ServerArgs(model_path='x')");
+    undecided.push('[2025-03-08 12:00:05 TP0] Init torch distributed begin.');
+    // No verdict: every line was read, and the time between the runs is real.
+    expect(atOf(undecided.push("[2025-03-08 12:01:00] server_args=ServerArgs(model_path='x')"), 'restart')).toBe(60_000);
   });
 });
