@@ -57,6 +57,7 @@ export interface LoopResult {
   end: LoopEnd;
   verdict?: Verdict;
   truncatedBytes: number;
+  /** Physical lines in the input, read or let go (the `\r` frames of a line count once). */
   lines: number;
 }
 
@@ -80,7 +81,6 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   const startedAt = wall?.();
   let caughtUp = false;
   let settlingSince: number | undefined;
-  let lines = 0;
   // The last line of what was there at the start, and the verdict it gave (not the answer).
   let backlogEnd = 0;
   let earlier: Verdict | undefined;
@@ -92,16 +92,16 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   const quiet = options.skipQuietLines === false ? undefined : new QuietLines(session);
   const handler: LineHandler = {
     emit: (line) => {
-      lines++;
       emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.(), live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
       return quiet?.noteFed(line.lineNo);
     },
     quiet: quiet && ((chunk, start, end) => quiet.classify(chunk, start, end)),
+    nextDue: quiet && ((chunk, start, end, first) => quiet.nextDue(chunk, start, end, first)),
   };
   const feed = (splitLines: SplitLine[]): void => {
     for (const line of splitLines) handler.emit(line);
   };
-  const result = (end: LoopEnd): LoopResult => ({ end, verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines: lines + splitter.unreadLines });
+  const result = (end: LoopEnd): LoopResult => ({ end, verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines: splitter.lastLineNo });
   const finish = async (end: LoopEnd): Promise<LoopResult> => {
     // Not awaited: a generator busy in a pending next() only returns after it; the caller's
     // abort signal is what stops a live source.

@@ -100,6 +100,66 @@ describe('QuietLines after a verdict', () => {
   });
 });
 
+describe('QuietLines.nextDue: whole lines let go after a verdict', () => {
+  /** Where, in `lines` joined as one chunk, the next line due starts, as a line index (lines.length: none). */
+  function due(fed: string[], lines: string[], from = 0): number {
+    const session = new Session({ packs, family: 'sglang' });
+    const quiet = new QuietLines(session);
+    fed.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    const starts = lines.map((_, index) => Buffer.byteLength(lines.slice(0, index).map((l) => `${l}\n`).join('')));
+    const at = quiet.nextDue(bytes, starts[from]!, bytes.length, true);
+    const index = starts.indexOf(at);
+    return at === bytes.length ? lines.length : index;
+  }
+  const chatter = (n: number): string[] => Array.from({ length: n }, (_, i) => sg('12:00:40', `Decode batch. #running-req: ${i}`, 'TP0'));
+  const ready = [...sglangHealthyStart(), SGLANG_READY];
+
+  it('lets nothing go before a verdict', () => {
+    expect(due(sglangHealthyStart(), chatter(5))).toBe(0);
+  });
+
+  it('after ready, goes to the next line with a fatal failure, a restart or a colour code', () => {
+    expect(due(ready, [...chatter(5), 'RuntimeError: CUDA error: an illegal memory access was encountered', ...chatter(2)])).toBe(5);
+    expect(due(ready, [...chatter(3), "[2025-03-08 13:00:00] server_args=ServerArgs(model_path='x')", ...chatter(2)])).toBe(3);
+    expect(due(ready, [...chatter(4), '\x1b[31mchatter\x1b[0m', ...chatter(2)])).toBe(4);
+  });
+
+  it('after ready, lets go what only a start cares about: bars, stage markers, tracebacks, gap markers', () => {
+    const quietAfterReady = [' 50%|█████     | 5/10 [00:01<00:01,  5.00it/s]', sg('12:00:41', 'Load weight begin. avail mem=70.00 GB', 'TP0'), 'Traceback (most recent call last):', '# [... gap in source ...]'];
+    // With no line due, the chunk's last whole line is read, to keep the clock.
+    expect(due(ready, [...quietAfterReady, ...chatter(3)])).toBe(quietAfterReady.length + 2);
+  });
+
+  it('after a failed verdict, only a restart (or a colour code) is due', () => {
+    const failed = [...sglangHealthyStart().slice(0, 3), 'RuntimeError: CUDA error: an illegal memory access was encountered'];
+    const session = new Session({ packs, family: 'sglang' });
+    failed.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
+    session.tick({ idleMs: 60_000 });
+    expect(session.verdict?.verdict).toBe('failed');
+    const lines = [...chatter(3), 'torch.OutOfMemoryError: CUDA out of memory.', ...chatter(2), "[2025-03-08 13:00:00] server_args=ServerArgs(model_path='x')", ...chatter(2)];
+    const quiet = new QuietLines(session);
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    const restartAt = bytes.indexOf('[2025-03-08 13:00:00]');
+    expect(quiet.nextDue(bytes, 0, bytes.length, true)).toBe(restartAt);
+  });
+
+  it('resumes from a later line of the same chunk', () => {
+    const lines = [...chatter(2), 'Killed', ...chatter(2), 'Killed', ...chatter(2)];
+    expect(due(ready, lines, 0)).toBe(2);
+    expect(due(ready, lines, 3)).toBe(5);
+  });
+
+  it('keeps a partial last line for the next chunk', () => {
+    const session = new Session({ packs, family: 'sglang' });
+    ready.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
+    const bytes = Buffer.from('chatter\nmore chatter\npartial');
+    // The last whole line is due (the clock), never the partial one.
+    expect(new QuietLines(session).nextDue(bytes, 0, bytes.length, true)).toBe(8);
+    expect(new QuietLines(session).nextDue(bytes, 22, bytes.length, true)).toBe(22);
+  });
+});
+
 describe('QuietLines refuses packs it cannot vouch for', () => {
   const compile = (source: Partial<PackSource>): CompiledPack =>
     compilePack([{ pack: 'tiny', ...source } as PackSource], analysis);
