@@ -2,7 +2,7 @@
  * runWatchLoop over real sources: a PassThrough pipe, and real files followed by name. Real
  * time, short bounded waits.
  */
-import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -204,3 +204,32 @@ describe('runWatchLoop over a followed file', () => {
     expect(result.earlier).toEqual([]);
   });
 });
+
+describe('fileSource', () => {
+  it('yields the file byte for byte across many reads into its two reused buffers', async () => {
+    const file = join(dir, 'big.log');
+    // 3.5 MiB of distinct lines: a chunk overwritten before it was consumed would show.
+    const bytes = Buffer.from(Array.from({ length: 60_000 }, (_, i) => `line ${i} ${'x'.repeat(i % 97)}`).join('\n'));
+    writeFileSync(file, bytes);
+    const copies: Buffer[] = [];
+    for await (const item of fileSource(file)) if (item.kind === 'data') copies.push(Buffer.from(item.chunk));
+    expect(copies.length).toBeGreaterThan(2);
+    expect(Buffer.concat(copies).equals(bytes)).toBe(true);
+  });
+
+  it('closes the file when its reader stops early, with a read still in flight', async () => {
+    const file = join(dir, 'big.log');
+    writeFileSync(file, Buffer.alloc(3 << 20, 'chatter\n'));
+    const before = openFileCount();
+    const source = fileSource(file);
+    await source.next();
+    expect(openFileCount()).toBe(before + 1);
+    await source.return(undefined);
+    expect(openFileCount()).toBe(before);
+  });
+});
+
+/** Descriptors this process holds open (Linux). */
+function openFileCount(): number {
+  return readdirSync('/proc/self/fd').length;
+}
