@@ -14,32 +14,23 @@
  * decides by the text it matches (its delimiters), so a line that starts with the prefixes a
  * rule took off another line is peeled the same way.
  *
- * Once a verdict is given it goes further (`nextDue`): nothing but a new run, and after a ready
- * verdict a fatal failure, can change the outcome, so whole runs of lines are let go unread up to
- * the next line that holds a literal of those rules (or a colour code), found by one scan of the
- * chunk (ChunkLiteralScanner). The clock is then kept from the lines read and from the last whole
- * line of each chunk, not from every line: a progress bar, a gap marker or a timestamp in between
- * no longer moves it. So the times of events after a verdict may differ from reading every line
- * (the classifier measures nothing after a verdict); a new run starts a clock of its own
- * (Timeline), so its times do not.
+ * Once a verdict is given, whole runs of lines are let go at once (`nextDue`, in
+ * io/skip-after-verdict.ts).
  */
 import { ByteLiteralScanner, type ByteLiteral } from '../core/byte-literal-scanner.js';
-import { ChunkLiteralScanner } from './chunk-literal-scanner.js';
 import type { CompiledPack, CompiledPrefix } from '../core/pack-types.js';
 import type { QuietScope } from '../core/prefilter.js';
 import type { Session } from '../core/session.js';
 import type { Timeline } from '../core/timeline.js';
 import { TRACEBACK_CUES } from '../core/traceback.js';
 import { DROP, FEED, SKIP, type Quiet } from './line-splitter.js';
+import { AfterVerdict, byteLiterals, ESCAPES } from './skip-after-verdict.js';
 
 const ALWAYS = 1;
 const AFTER_READY = 2;
 const BEFORE_VERDICT = 4;
 const RELEVANT: Record<QuietScope, number> = { always: ALWAYS, afterReady: ALWAYS | AFTER_READY, beforeVerdict: ALWAYS | AFTER_READY | BEFORE_VERDICT };
-/** The line guard strips colour codes (and their pasted `^[[` copies), which could join text into a literal. */
-const ESCAPES = ['\x1b', '^[['];
 const GAP_MARKER = Buffer.from('# [');
-const LF = 10;
 /** Prefix shapes seen within one second: SGLang's ranked and unranked lines, uvicorn's, ... */
 const MAX_REFERENCES = 8;
 const TIME_GROUPS = ['(?<time>\\d{2}:\\d{2}:\\d{2})', '(?<time>\\d{1,2}:\\d{2}:\\d{2})'];
@@ -48,7 +39,7 @@ export class QuietLines {
   private refs: { text: string; bytes: Buffer }[] = [];
   private refTimeline: Timeline | undefined;
   private refEpoch = -1;
-  private chunkScanners: ChunkScanners | null | undefined;
+  private readonly afterVerdict = new AfterVerdict();
 
   constructor(private readonly session: Session) {}
 
@@ -74,20 +65,7 @@ export class QuietLines {
    */
   nextDue(chunk: Buffer, start: number, end: number, first: boolean): number {
     const classifier = this.session.currentTimeline?.classifier;
-    const verdict = classifier?.state.verdict;
-    if (first) this.chunkScanners?.forget();
-    if (!verdict) return start;
-    const scanners = chunkScannersFor(classifier!.pack);
-    if (scanners !== this.chunkScanners) {
-      scanners?.forget();
-      this.chunkScanners = scanners;
-    }
-    const scanner = verdict.verdict === 'ready' ? scanners?.afterReady : scanners?.afterOther;
-    const lastLf = chunk.lastIndexOf(LF, end - 1);
-    if (!scanner || lastLf < start) return start;
-    const hit = scanner.nextLine(chunk, start, lastLf);
-    if (hit !== -1) return hit;
-    return lastLf > start ? Math.max(start, chunk.lastIndexOf(LF, lastLf - 1) + 1) : start;
+    return this.afterVerdict.nextDue(classifier, chunk, start, end, first);
   }
 
   /**
@@ -149,47 +127,6 @@ function buildScanner(pack: CompiledPack): ByteLiteralScanner | null {
     literals.push(...bytes.map((b) => ({ bytes: b, mask })));
   }
   return new ByteLiteralScanner(literals);
-}
-
-/** The scanners `nextDue` uses after a ready verdict and after any other one. */
-class ChunkScanners {
-  constructor(
-    readonly afterReady: ChunkLiteralScanner,
-    readonly afterOther: ChunkLiteralScanner,
-  ) {}
-
-  forget(): void {
-    this.afterReady.forget();
-    this.afterOther.forget();
-  }
-}
-
-const chunkScanners = new WeakMap<CompiledPack, ChunkScanners | null>();
-
-function chunkScannersFor(pack: CompiledPack): ChunkScanners | null {
-  let scanners = chunkScanners.get(pack);
-  if (scanners === undefined) {
-    const quiet = pack.prefilter.quietLiterals();
-    const always = quiet && byteLiterals([...quiet.restart, ...ESCAPES]);
-    const afterReady = quiet && byteLiterals([...quiet.restart, ...quiet.afterReady, ...ESCAPES]);
-    scanners = always && afterReady ? new ChunkScanners(new ChunkLiteralScanner(afterReady), new ChunkLiteralScanner(always)) : null;
-    chunkScanners.set(pack, scanners);
-  }
-  return scanners;
-}
-
-/**
- * The literals as bytes, or null when one cannot be searched as bytes: text the decoder could
- * produce from other bytes (U+FFFD for invalid UTF-8), or a line break.
- */
-function byteLiterals(texts: readonly string[]): Buffer[] | null {
-  const literals: Buffer[] = [];
-  for (const text of new Set(texts)) {
-    const bytes = Buffer.from(text);
-    if (text.includes('\uFFFD') || bytes.toString() !== text || /[\r\n]/.test(text)) return null;
-    literals.push(bytes);
-  }
-  return literals;
 }
 
 /**

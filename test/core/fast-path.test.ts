@@ -17,6 +17,7 @@ import type { Verdict } from '../../src/core/events.js';
 import { Session, type SessionEvent } from '../../src/core/session.js';
 import { runWatchLoop, type SourceItem } from '../../src/io/watch-loop.js';
 import { analysedPack } from '../helpers/analysed-pack.js';
+import { sglangHealthyStart, SGLANG_READY } from '../helpers/log-lines.js';
 import { repoRoot } from '../helpers/run-main.js';
 import { Random } from '../hostile/random.js';
 
@@ -206,6 +207,8 @@ describe('the fast path changes nothing where it once did, or nearly', () => {
     ['an exception message wrapped over the next lines', [...start, 'Traceback (most recent call last):', '  File "/x.py", line 3, in f', '    f()', 'ValueError: boom', 'wrapped one', 'wrapped two', sg('12:00:02', 'chatter')]],
     ['a thread exception, then chatter, then a blank line, then its traceback', [...start, 'Exception in thread Thread-1:', 'chatter', '', 'Traceback (most recent call last):', '  File "/x.py", line 3, in f', 'ValueError: boom']],
     ['the same second in three formats', [...start, sg('12:00:01', 'a'), '2025-03-08 12:00:01 | INFO | stderr | b', 'INFO 03-08 12:00:01 [x.py:1] c', sg('12:00:01', 'd'), 'chatter', sg('12:00:04', 'Memory pool end. avail mem=10.00 GB')]],
+    ['after ready, colour codes around chatter and inside a fatal literal', [...sglangHealthyStart(), SGLANG_READY, '\x1b[31mchatter\x1b[0m', 'chatter', 'Kil\x1b[0mled', '^[[1mchatter', 'chatter']],
+    ['after ready, a restart hidden by a colour code', [...sglangHealthyStart(), SGLANG_READY, 'chatter', "\x1b[1m[2025-03-08 13:00:00] server_args=Server\x1b[0mArgs(model_path='x')", 'chatter', sg('13:00:05', 'Init torch distributed begin.')]],
     ['fractions out of order within a second', [...start, '[2025-03-08 12:00:01.900 TP0] a', '[2025-03-08 12:00:01.100 TP0] b', 'chatter', '[2025-03-08 12:00:01.200 TP1] Memory pool end. avail mem=10.00 GB']],
   ])('%s', async ([, lines]) => {
     const bytes = Buffer.from(`${lines.join('\n')}\n`);
