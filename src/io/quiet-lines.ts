@@ -57,12 +57,7 @@ export class QuietLines {
     return scope === 'beforeVerdict' ? SKIP : DROP;
   }
 
-  /**
-   * Where in `chunk[start, end)` the next line starts that must be read (LineHandler.nextDue):
-   * before a verdict `start`; after one, the first line that holds a literal of a restart marker
-   * or (after a ready verdict) a fatal failure, or else the chunk's last whole line, read to keep
-   * the clock going.
-   */
+  /** Where in `chunk[start, end)` the next line starts that must be read (LineHandler.nextDue; AfterVerdict). */
   nextDue(chunk: Buffer, start: number, end: number, first: boolean): number {
     const classifier = this.session.currentTimeline?.classifier;
     return this.afterVerdict.nextDue(classifier, chunk, start, end, first);

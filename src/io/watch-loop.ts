@@ -47,8 +47,9 @@ export interface WatchLoopOptions {
    */
   liveAfterCatchUp?: boolean;
   /**
-   * Leave unread the lines that provably change nothing (io/quiet-lines.ts); default true.
-   * False reads every line: the reference the fast path is tested against.
+   * Leave unread the lines that change nothing (io/quiet-lines.ts), and after a verdict those
+   * that cannot change it (io/skip-after-verdict.ts); default true. False reads every line: the
+   * reference the fast path is tested against.
    */
   skipQuietLines?: boolean;
 }
