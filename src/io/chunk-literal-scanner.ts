@@ -1,7 +1,7 @@
 /**
  * Finds the first line of a whole chunk of raw bytes that holds any of a set of literals, without
  * looking at the lines in between: the watch loop's way through a serving server's traffic once
- * a verdict is given (io/quiet-lines.ts, `nextDue`).
+ * a verdict is given (io/skip-after-verdict.ts).
  *
  * Long literals (7+ bytes) are found one aligned 4-byte word at a time: every occurrence of such
  * a literal wholly contains an aligned word, whichever its alignment, so for each of the four
@@ -21,6 +21,8 @@ const WORD_LITERAL_MIN = 7;
 const WORD = 4;
 const TABLE_BITS = 16;
 const SHIFT = 32 - TABLE_BITS;
+/** Fibonacci hashing: a multiply spreads the 4-gram over the table, the top bits pick the slot. */
+const HASH = 0x9e3779b1;
 const LF = 10;
 /** Bytes sampled to pick rare words and bytes, again after every RETUNE_BYTES scanned. */
 const SAMPLE_BYTES = 1 << 16;
@@ -42,8 +44,9 @@ export class ChunkLiteralScanner {
   private buckets: (number[] | undefined)[] = [];
   /** Bytes to scan before the next sample (0: take one as soon as a chunk is big enough). */
   private untilTune = 0;
-  // What was found in the chunk being scanned: the start of the line holding the next long
-  // literal and the next of each short one, at or after `searchedFrom` (-1: none up to `end`).
+  // What was found in the chunk being scanned: where the next long literal and the next of each
+  // short one begin, at or after `searchedFrom` (-1: none up to `end`). Words are probed in
+  // order, so no line before the next long literal's holds a long literal.
   private chunk: Uint8Array | undefined;
   private end = 0;
   private searchedFrom = 0;
@@ -106,10 +109,10 @@ export class ChunkLiteralScanner {
     // Four words a turn: one branch for four probes, as almost every probe misses.
     for (const whole = count - (count % 4); w < whole; w += 4) {
       const any =
-        table[Math.imul(words[w]!, 0x9e3779b1) >>> SHIFT]! |
-        table[Math.imul(words[w + 1]!, 0x9e3779b1) >>> SHIFT]! |
-        table[Math.imul(words[w + 2]!, 0x9e3779b1) >>> SHIFT]! |
-        table[Math.imul(words[w + 3]!, 0x9e3779b1) >>> SHIFT]!;
+        table[Math.imul(words[w]!, HASH) >>> SHIFT]! |
+        table[Math.imul(words[w + 1]!, HASH) >>> SHIFT]! |
+        table[Math.imul(words[w + 2]!, HASH) >>> SHIFT]! |
+        table[Math.imul(words[w + 3]!, HASH) >>> SHIFT]!;
       if (any === 0) continue;
       for (let k = w; k < w + 4; k++) {
         const at = this.probe(chunk, words[k]!, base + k * WORD, start, end);
@@ -125,7 +128,7 @@ export class ChunkLiteralScanner {
 
   /** Where the long literal that the word at `wordAt` stands for begins, if it is there; else -1. */
   private probe(chunk: Uint8Array, word: number, wordAt: number, start: number, end: number): number {
-    const slot = Math.imul(word, 0x9e3779b1) >>> SHIFT;
+    const slot = Math.imul(word, HASH) >>> SHIFT;
     if (this.table[slot] === 0) return -1;
     const bucket = this.buckets[slot]!;
     for (let b = 0; b < bucket.length; b += 2) {
@@ -194,7 +197,7 @@ function slotOf(bytes: Uint8Array, at: number): number {
   const word = LITTLE_ENDIAN
     ? bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)
     : (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!;
-  return Math.imul(word, 0x9e3779b1) >>> SHIFT;
+  return Math.imul(word, HASH) >>> SHIFT;
 }
 
 function hasEntry(bucket: number[], index: number, offset: number): boolean {
