@@ -154,7 +154,8 @@ function isDigit(byte: number): boolean {
   return byte >= 0x30 && byte <= 0x39;
 }
 
-function occursAt(bytes: Uint8Array, at: number, literal: Uint8Array): boolean {
+/** Whether `literal` occurs in `bytes` at `at` (the caller keeps it within bounds). */
+export function occursAt(bytes: Uint8Array, at: number, literal: Uint8Array): boolean {
   for (let k = 0; k < literal.length; k++) if (bytes[at + k] !== literal[k]) return false;
   return true;
 }

@@ -15,6 +15,7 @@
  * words left to right meets the lines that hold a literal in order. Searches are remembered for
  * the chunk: asked again further on, the scanner goes on from where it stopped.
  */
+import { occursAt } from '../core/byte-literal-scanner.js';
 
 /** Literals shorter than this cannot be found by a word probe at every alignment. */
 const WORD_LITERAL_MIN = 7;
@@ -27,6 +28,8 @@ const LF = 10;
 /** Bytes sampled to pick rare words and bytes, again after every RETUNE_BYTES scanned. */
 const SAMPLE_BYTES = 1 << 16;
 const RETUNE_BYTES = 1 << 26;
+/** Not searched yet in this chunk (the caches below). */
+const UNKNOWN = -2;
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 interface ShortLiteral {
@@ -45,7 +48,7 @@ export class ChunkLiteralScanner {
   /** Bytes to scan before the next sample (0: take one as soon as a chunk is big enough). */
   private untilTune = 0;
   // What was found in the chunk being scanned: where the next long literal and the next of each
-  // short one begin, at or after `searchedFrom` (-1: none up to `end`). Words are probed in
+  // short one begin, at or after `searchedFrom` (-1: none up to `end`; UNKNOWN: not searched). Words are probed in
   // order, so no line before the next long literal's holds a long literal.
   private chunk: Uint8Array | undefined;
   private end = 0;
@@ -78,17 +81,16 @@ export class ChunkLiteralScanner {
       this.untilTune -= end - start;
       this.chunk = chunk;
       this.end = end;
-      this.searchedFrom = start;
-      this.nextLong = this.findLong(chunk, start, end);
-      this.short.forEach((literal, k) => (this.nextShort[k] = this.findShort(literal, chunk, start, end)));
-    } else {
-      this.searchedFrom = start;
-      if (this.nextLong !== -1 && this.nextLong < start) this.nextLong = this.findLong(chunk, start, end);
-      this.short.forEach((literal, k) => {
-        const next = this.nextShort[k]!;
-        if (next !== -1 && next < start) this.nextShort[k] = this.findShort(literal, chunk, start, end);
-      });
+      this.nextLong = UNKNOWN;
+      this.nextShort = this.short.map(() => UNKNOWN);
     }
+    this.searchedFrom = start;
+    // A cached occurrence before `start` was passed by the caller: search on from `start`.
+    if (this.nextLong === UNKNOWN || (this.nextLong >= 0 && this.nextLong < start)) this.nextLong = this.findLong(chunk, start, end);
+    this.short.forEach((literal, k) => {
+      const next = this.nextShort[k]!;
+      if (next === UNKNOWN || (next >= 0 && next < start)) this.nextShort[k] = this.findShort(literal, chunk, start, end);
+    });
     let first = this.nextLong;
     for (const next of this.nextShort) if (next !== -1 && (first === -1 || next < first)) first = next;
     return first === -1 ? -1 : Math.max(start, chunk.lastIndexOf(LF, first) + 1);
@@ -203,9 +205,4 @@ function slotOf(bytes: Uint8Array, at: number): number {
 function hasEntry(bucket: number[], index: number, offset: number): boolean {
   for (let b = 0; b < bucket.length; b += 2) if (bucket[b] === index && bucket[b + 1] === offset) return true;
   return false;
-}
-
-function occursAt(bytes: Uint8Array, at: number, literal: Uint8Array): boolean {
-  for (let k = 0; k < literal.length; k++) if (bytes[at + k] !== literal[k]) return false;
-  return true;
 }

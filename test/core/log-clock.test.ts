@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { Classifier } from '../../src/core/classifier.js';
 import { LogClock, parseTqdmElapsed } from '../../src/core/log-clock.js';
+import { Timeline } from '../../src/core/timeline.js';
+import { loadPack } from '../../src/pack/load-pack.js';
 
 const at = (time: string, extra: Record<string, string> = {}) => ({ time, source: 'fmt', ...extra });
 
@@ -79,10 +82,7 @@ describe('parseTqdmElapsed', () => {
 });
 
 describe('Timeline live', () => {
-  it('a log clock step while watching live is not silence; a backlog keeps its real gaps', async () => {
-    const { Timeline } = await import('../../src/core/timeline.js');
-    const { Classifier } = await import('../../src/core/classifier.js');
-    const { loadPack } = await import('../../src/pack/load-pack.js');
+  it('a log clock step while watching live is not silence; a backlog keeps its real gaps', () => {
     const pack = loadPack('sglang');
     const live = new Timeline(new Classifier(pack, { stallOverrideMs: 60_000 }));
     live.push('[2025-03-08 12:00:00] Init torch distributed begin.', { wall: 1_000, live: true });
@@ -96,10 +96,7 @@ describe('Timeline live', () => {
 });
 
 describe('Timeline across runs', () => {
-  it('a run that starts after a verdict gets a clock of its own; one that replaces a run without a verdict does not', async () => {
-    const { Timeline } = await import('../../src/core/timeline.js');
-    const { Classifier } = await import('../../src/core/classifier.js');
-    const { loadPack } = await import('../../src/pack/load-pack.js');
+  it('a run that starts after a verdict gets a clock of its own; one that replaces a run without a verdict does not', () => {
     const pack = loadPack('sglang');
     const atOf = (events: { type: string; at?: number }[], type: string): number | undefined => events.find((e) => e.type === type)?.at;
 
