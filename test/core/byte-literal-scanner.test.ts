@@ -4,16 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ByteLiteralScanner, type ByteLiteral } from '../../src/core/byte-literal-scanner.js';
+import { randomFloats as rng } from '../hostile/random.js';
 
 const bytes = (text: string): Buffer => Buffer.from(text, 'latin1');
-
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 /** The reference: which groups occur in text[start, end), and where the last `\d:\d\d:\d\d` ends. */
 function naive(literals: readonly ByteLiteral[], text: Buffer, start: number, end: number): { mask: number; stampEnd: number } {

@@ -19,13 +19,8 @@ import { runWatchLoop, type SourceItem } from '../../src/io/watch-loop.js';
 import { analysedPack } from '../helpers/analysed-pack.js';
 import { sglangHealthyStart, SGLANG_READY } from '../helpers/log-lines.js';
 import { repoRoot } from '../helpers/run-main.js';
-import { Random } from '../hostile/random.js';
+import { randomFloats as prng } from '../hostile/random.js';
 
-/** The same sequence the hostile suite and the benchmark use (mulberry32). */
-function prng(seed: number): () => number {
-  const random = new Random(seed);
-  return () => random.next();
-}
 
 const packs = [analysedPack('sglang'), analysedPack('vllm')];
 const root = join(repoRoot, 'fixtures');

@@ -3,19 +3,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LiteralScanner } from '../../src/core/literal-scanner.js';
+import { randomFloats as rng } from '../hostile/random.js';
 
 function naive(literals: readonly string[], text: string): number[] {
   return literals.flatMap((literal, index) => (text.includes(literal) ? [index] : []));
-}
-
-function rng(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x1_0000_0000;
-  };
 }
 
 function randomString(random: () => number, alphabet: string, maxLength: number): string {

@@ -29,3 +29,9 @@ export class Random {
     return out;
   }
 }
+
+/** The same sequence as `new Random(seed).next`, as a plain function (for helpers that take one). */
+export function randomFloats(seed: number): () => number {
+  const random = new Random(seed);
+  return () => random.next();
+}

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
 import { describe, expect, it } from 'vitest';
 import { requiredLiterals } from '../../src/pack/literals.js';
+import { randomFloats as rng } from '../hostile/random.js';
 
 interface Case {
   readonly pattern: string;
@@ -173,16 +174,6 @@ function fixtureLines(): string[] {
 }
 
 type Random = () => number;
-
-function rng(seed: number): Random {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x1_0000_0000;
-  };
-}
 
 const POOL = [...' !"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~éÉσς█'];
 
