@@ -54,8 +54,8 @@ export class GroupReducer {
 
   constructor(private readonly options: GroupOptions) {
     this.head = options.head ?? 0;
+    this.expected = options.expected ?? { size: 1, from: 'nodes' };
     for (const { node, kind } of options.nodes) this.addNode(node, kind);
-    this.expected = options.expected ?? { size: Math.max(this.nodes.size, 1), from: 'nodes' };
   }
 
   get verdict(): GroupVerdict | undefined {
@@ -68,7 +68,10 @@ export class GroupReducer {
 
   /** A node the group did not know at the start (a new srun label, a node that pushes). */
   addNode(node: number, kind: NodeKind): void {
-    if (!this.nodes.has(node)) this.nodes.set(node, { node, kind, stage: 'none', ended: false, afterReadyReported: false });
+    if (this.nodes.has(node)) return;
+    this.nodes.set(node, { node, kind, stage: 'none', ended: false, afterReadyReported: false });
+    // With no size given, the group is the nodes it has seen.
+    if (this.expected.from === 'nodes') this.expected = { size: Math.max(this.expected.size, this.nodes.size), from: 'nodes' };
   }
 
   /** A log said how many nodes the start has: it beats the environment and the count of nodes given, not `--group-size`. */
@@ -192,7 +195,7 @@ export class GroupReducer {
       const first = Math.min(...failures.map((f) => f.arrivedAt));
       const settled = strengthOf(best) === 0 || ending || now - first >= (this.options.settleMs ?? GROUP_SETTLE_MS) || this.allSettled();
       if (!settled) return [];
-      const reason = `node ${best.node} failed first or most specifically: ${best.verdict.message ?? best.verdict.reason}`;
+      const reason = failureReason(best, failures.slice(1));
       return [this.settle({ verdict: 'failed', node: best.node, stage: best.verdict.stage, reason, detail: best.verdict, setAside: failures.slice(1) }, now)];
     }
     const stalled = [...this.nodes.values()].find((s) => s.verdict?.verdict === 'stalled');
@@ -202,7 +205,7 @@ export class GroupReducer {
 
   private stall(stalled: NodeState, now: number): GroupEvent {
     const behind = this.furthestBehind(stalled.node);
-    const where = behind.joined ? `in stage ${behind.stage}` : 'and never joined';
+    const where = behind.joined ? `in stage ${behind.stage}` : 'and has not joined';
     const reason =
       behind.node === stalled.node
         ? `node ${stalled.node} made no progress in stage ${stalled.stage} for longer than its budget`
@@ -273,4 +276,15 @@ export class GroupReducer {
       return summary;
     });
   }
+}
+
+/** Why this node is the root cause, in one sentence. */
+function failureReason(best: NodeFailure, others: readonly NodeFailure[]): string {
+  const how = best.origin === 'process' ? 'its process died' : best.origin === 'heartbeat' ? 'it stopped reporting' : `it failed: ${best.verdict.message ?? best.verdict.reason}`;
+  if (others.length === 0) return `node ${best.node} is the only node that failed (${how})`;
+  const weaker = others.every((o) => strengthOf(o) > strengthOf(best));
+  const nodes = others.map((o) => o.node).join(', ');
+  return weaker
+    ? `node ${best.node} ${best.origin === 'log' ? 'names a specific cause' : best.origin === 'process' ? 'died' : 'stopped reporting'} (${how}); the failures of node ${nodes} look like its symptoms`
+    : `node ${best.node} failed first (${how}); node ${nodes} failed after it`;
 }

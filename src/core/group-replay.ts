@@ -8,6 +8,7 @@
 import { GroupReducer, type GroupOptions } from './group-reducer.js';
 import type { GroupEvent, GroupVerdict } from './group-types.js';
 import { CLOCK_JUMP_MS } from './log-clock.js';
+import type { Verdict } from './events.js';
 import type { SessionEvent } from './session.js';
 
 export interface ReplayedNode {
@@ -18,6 +19,8 @@ export interface ReplayedNode {
   origin?: number;
   /** How many nodes the log says the start has. */
   nnodes?: number;
+  /** The node's process died after its last line (a local command killed by a signal). */
+  lost?: Verdict;
 }
 
 export function replayGroup(nodes: readonly ReplayedNode[], options: Omit<GroupOptions, 'nodes'>): { verdict: GroupVerdict; events: GroupEvent[] } {
@@ -28,14 +31,17 @@ export function replayGroup(nodes: readonly ReplayedNode[], options: Omit<GroupO
   const offsets = alignOrigins(nodes);
   const timed = nodes.flatMap((n, i) => {
     let last = 0;
-    return n.events.map((event, seq) => {
+    const items: { node: number; seq: number; at: number; event?: SessionEvent; lost?: Verdict }[] = n.events.map((event, seq) => {
       last = eventAt(event) ?? last;
       return { node: n.node, seq, at: offsets[i]! + last, event };
     });
+    if (n.lost) items.push({ node: n.node, seq: items.length, at: offsets[i]! + last, lost: n.lost });
+    return items;
   });
   timed.sort((a, b) => a.at - b.at || a.node - b.node || a.seq - b.seq);
   for (const item of timed) {
-    out.push(...reducer.tick(item.at), ...reducer.push(item.node, [item.event], item.at));
+    out.push(...reducer.tick(item.at));
+    out.push(...(item.event ? reducer.push(item.node, [item.event], item.at) : reducer.lost(item.node, item.lost!, item.at)));
   }
   const end = timed.length > 0 ? timed[timed.length - 1]!.at : 0;
   out.push(...reducer.end(end));

@@ -1,5 +1,6 @@
 /** Node verdicts the group makes itself, for what no log line says: a node that went silent for good. */
 import type { ClassifierEvent, Verdict } from './events.js';
+import type { GroupVerdict } from './group-types.js';
 import { formatDuration } from './duration.js';
 import type { Stage } from './vocabulary.js';
 
@@ -35,4 +36,10 @@ export function afterReadyVerdict(event: Extract<ClassifierEvent, { type: 'after
     evidence: [{ ...event.line }],
     symptoms: [],
   };
+}
+
+/** The group's verdict as one node verdict: what the named node said, under the group's word and stage. */
+export function namedVerdict(group: GroupVerdict): Verdict {
+  const base: Verdict = group.detail ?? { verdict: group.verdict, stage: group.stage, at: group.at, elapsedMs: group.elapsedMs, reason: group.reason, evidence: [], symptoms: [] };
+  return { ...base, verdict: group.verdict, stage: group.stage, reason: group.reason };
 }

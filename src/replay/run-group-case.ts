@@ -4,9 +4,9 @@
  * group verdict compared with the expectation, `node` included.
  */
 import { readFileSync } from 'node:fs';
-import type { Verdict } from '../core/events.js';
 import { replayGroup, type ReplayedNode } from '../core/group-replay.js';
 import type { GroupVerdict } from '../core/group-types.js';
+import { namedVerdict } from '../core/group-verdicts.js';
 import { addNodeFacts, nodeFactsOf, type NodeFacts } from '../core/node-facts.js';
 import type { CompiledPack } from '../core/pack-types.js';
 import { compareGroup } from './compare.js';
@@ -31,12 +31,6 @@ export function runGroupCase(group: FixtureGroup, options: { packs: readonly Com
   const named = namedVerdict(verdict);
   const mismatches = compareGroup(expected, named, verdict.node);
   return { log: group.dir, expected, family, verdict: named, pass: mismatches.length === 0, mismatches, events: [], group: verdict };
-}
-
-/** The group's verdict as one node verdict: what the named node said, under the group's word and stage. */
-export function namedVerdict(group: GroupVerdict): Verdict {
-  const base: Verdict = group.detail ?? { verdict: group.verdict, stage: group.stage, at: group.at, elapsedMs: group.elapsedMs, reason: group.reason, evidence: [], symptoms: [] };
-  return { ...base, verdict: group.verdict, stage: group.stage, reason: group.reason };
 }
 
 function factsOf(text: string): NodeFacts {

@@ -116,7 +116,7 @@ describe('GroupReducer: STALLED', () => {
     g.push(0, [stage('load_weights')], 0);
     g.push(1, [stalled('load_weights')], 0);
     expect(g.verdict).toMatchObject({ verdict: 'stalled', node: 2, stage: 'none' });
-    expect(g.verdict?.reason).toContain('never joined');
+    expect(g.verdict?.reason).toContain('has not joined');
   });
 });
 
