@@ -66,6 +66,22 @@ export class GroupReducer {
     return this.expected.size;
   }
 
+  /**
+   * The next time at which time alone can change the verdict (a settle window closing, a remote
+   * node's heartbeat running out), so a replay can tick exactly then.
+   */
+  get nextDeadline(): number | undefined {
+    if (this.decided && this.decided.verdict !== 'ready') return undefined;
+    const deadlines: number[] = [];
+    const failures = [...this.nodes.values()].flatMap((s) => (s.failure ? [s.failure.arrivedAt] : []));
+    if (!this.decided && failures.length > 0) deadlines.push(Math.min(...failures) + (this.options.settleMs ?? GROUP_SETTLE_MS));
+    const interval = this.options.heartbeatIntervalMs;
+    if (interval !== undefined) {
+      for (const s of this.nodes.values()) if (s.kind === 'remote' && s.lastSeen !== undefined && !s.failure) deadlines.push(s.lastSeen + MISSED_HEARTBEATS * interval);
+    }
+    return deadlines.length > 0 ? Math.min(...deadlines) : undefined;
+  }
+
   /** A node the group did not know at the start (a new srun label, a node that pushes). */
   addNode(node: number, kind: NodeKind): void {
     if (this.nodes.has(node)) return;

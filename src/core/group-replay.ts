@@ -40,10 +40,16 @@ export function replayGroup(nodes: readonly ReplayedNode[], options: Omit<GroupO
   });
   timed.sort((a, b) => a.at - b.at || a.node - b.node || a.seq - b.seq);
   for (const item of timed) {
+    // Time passes between events: a settle window may close before the next one arrives.
+    for (let due = reducer.nextDeadline, last = -Infinity; due !== undefined && due <= item.at && due > last && !reducer.verdict; last = due, due = reducer.nextDeadline) {
+      out.push(...reducer.tick(due));
+    }
     out.push(...reducer.tick(item.at));
     out.push(...(item.event ? reducer.push(item.node, [item.event], item.at) : reducer.lost(item.node, item.lost!, item.at)));
   }
   const end = timed.length > 0 ? timed[timed.length - 1]!.at : 0;
+  const due = reducer.nextDeadline;
+  if (due !== undefined && !reducer.verdict) out.push(...reducer.tick(Math.max(due, end)));
   out.push(...reducer.end(end));
   return { verdict: reducer.verdict!, events: out };
 }

@@ -81,6 +81,18 @@ describe('spinup watch FILE FILE (the two real node logs of sglang#3398)', () =>
     expect(gist(verdictOf(pipe.stdout))).toEqual(gist(files));
   });
 
+  it("srun's own report of a killed task fails the group on that node", async () => {
+    const dir = scratch();
+    const merged = join(dir, 'srun.log');
+    // Node 0 up to its distributed init (before its own failure), node 1 whole, then srun says task 1 was killed.
+    const head = readFileSync(join(repoRoot, NODE0), 'utf8').split('\n').slice(0, 20).map((l) => `0: ${l}\n`).join('');
+    const follower = readFileSync(join(repoRoot, NODE1), 'utf8').replace(/\n$/, '').split('\n').map((l) => `1: ${l}\n`).join('');
+    writeFileSync(merged, `${head}${follower}srun: error: host-b: task 1: Killed\n`);
+    const run = await runMain(['watch', '--no-follow', '--json', '--srun', merged]);
+    expect(run.code).toBe(1);
+    expect(verdictOf(run.stdout)).toMatchObject({ verdict: 'failed', node: 1, cause: 'host_oom', rule: 'process/sigkill' });
+  });
+
   it('--node R=cmd:COMMAND reads a node from a command; --node ranks are taken as given', async () => {
     const run = await runMain(['watch', '--no-follow', '--json', '--node', `0=${NODE0}`, '--node', `1=cmd:cat ${NODE1}`]);
     const files = verdictOf((await runMain(['watch', '--no-follow', '--json', NODE0, NODE1])).stdout);

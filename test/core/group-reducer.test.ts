@@ -40,6 +40,7 @@ describe('GroupReducer: FAILED', () => {
     const g = group();
     g.push(1, [stage('load_weights')], 0);
     g.push(0, [failed('distributed_error')], 0);
+    expect(g.nextDeadline).toBe(GROUP_SETTLE_MS);
     expect(verdictOf(g.tick(GROUP_SETTLE_MS - 1))).toBeUndefined();
     expect(verdictOf(g.tick(GROUP_SETTLE_MS))).toMatchObject({ verdict: 'failed', node: 0 });
   });
