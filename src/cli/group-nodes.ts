@@ -41,6 +41,8 @@ export function planNodes(options: { positionals: string[]; nodeOptions: string[
   let nodes: NodePlan['nodes'];
   if (nodeOptions.length > 0) {
     nodes = nodeOptions.map((text) => parseNodeOption(text, cwd));
+    // Ranks are as given; the logs may still say how many nodes there are.
+    facts = nodes.map(({ source }) => (source.kind === 'file' ? peekNodeFacts(source.path) : {}));
   } else {
     const sources = positionals.map((text) => ({ source: parseSource(text, cwd), shown: text }));
     facts = sources.map(({ source }) => (source.kind === 'file' ? peekNodeFacts(source.path) : {}));

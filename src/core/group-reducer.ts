@@ -296,11 +296,11 @@ export class GroupReducer {
 
 /** Why this node is the root cause, in one sentence. */
 function failureReason(best: NodeFailure, others: readonly NodeFailure[]): string {
-  const how = best.origin === 'process' ? 'its process died' : best.origin === 'heartbeat' ? 'it stopped reporting' : `it failed: ${best.verdict.message ?? best.verdict.reason}`;
-  if (others.length === 0) return `node ${best.node} is the only node that failed (${how})`;
-  const weaker = others.every((o) => strengthOf(o) > strengthOf(best));
-  const nodes = others.map((o) => o.node).join(', ');
-  return weaker
-    ? `node ${best.node} ${best.origin === 'log' ? 'names a specific cause' : best.origin === 'process' ? 'died' : 'stopped reporting'} (${how}); the failures of node ${nodes} look like its symptoms`
-    : `node ${best.node} failed first (${how}); node ${nodes} failed after it`;
+  const what = best.origin === 'process' ? `node ${best.node}'s process died` : best.origin === 'heartbeat' ? `node ${best.node} stopped reporting` : `node ${best.node} failed`;
+  if (others.length === 0) return `${what}, the only node that failed`;
+  const nodes = `node${others.length > 1 ? 's' : ''} ${others.map((o) => o.node).join(', ')}`;
+  if (others.every((o) => strengthOf(o) > strengthOf(best))) {
+    return `${what} with a specific cause; the failures of ${nodes} look like its symptoms`;
+  }
+  return `${what} first; ${nodes} failed after it`;
 }

@@ -51,9 +51,12 @@ export function discoverFixtures(targets: readonly string[], cwd = process.cwd()
     } else if (existsSync(path)) {
       logs.add(path);
     } else if (fg.isDynamicPattern(target)) {
-      const found = fg.sync(target, { cwd, absolute: true }).filter((f) => f.endsWith('.log'));
-      if (found.length === 0) missing.push(target);
-      for (const log of found) logs.add(log);
+      const found = fg.sync(target, { cwd, absolute: true, onlyFiles: false, markDirectories: true });
+      const foundLogs = found.filter((f) => f.endsWith('.log'));
+      const foundGroups = found.filter((f) => f.endsWith('.group/')).map((f) => f.slice(0, -1));
+      if (foundLogs.length + foundGroups.length === 0) missing.push(target);
+      for (const log of foundLogs) logs.add(log);
+      for (const dir of foundGroups) groupDirs.add(dir);
     } else {
       missing.push(target);
     }

@@ -102,8 +102,8 @@ export class GroupReporter {
 export function groupEventJson(event: GroupEvent): Record<string, unknown> {
   switch (event.type) {
     case 'node': {
-      const json = eventJson(event.event);
-      return { ...json, type: json.type === 'verdict' ? 'node_verdict' : json.type, node: event.node, group_at_ms: event.at };
+      const { type, ...rest } = eventJson(event.event);
+      return { type: type === 'verdict' ? 'node_verdict' : type, node: event.node, group_at_ms: event.at, ...rest };
     }
     case 'joined':
       return { type: 'node_joined', node: event.node, group_at_ms: event.at };
@@ -123,8 +123,8 @@ export function groupEventJson(event: GroupEvent): Record<string, unknown> {
 export function groupVerdictJson(group: GroupVerdict): Record<string, unknown> {
   return {
     type: 'verdict',
-    ...verdictJson(namedVerdict(group)),
     node: group.node,
+    ...verdictJson(namedVerdict(group)),
     group: {
       size: group.nodes.length,
       expected: group.expected,
