@@ -17,7 +17,8 @@ import type { NodeSession } from './node-session.js';
 import { fileSource, followSource, streamSource } from './sources.js';
 import { splitSrunLabels } from './srun-labels.js';
 import { exitVerdict } from './supervise-exit.js';
-import { runWatchLoop, type LoopResult, type SourceItem } from './watch-loop.js';
+import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult, type SourceItem } from './watch-loop.js';
+import { formatDuration } from '../core/duration.js';
 
 export type NodeSource = { kind: 'file'; path: string } | { kind: 'stdin' } | { kind: 'cmd'; command: string };
 type Notice = { type: string; path?: string; detail?: string };
@@ -135,6 +136,11 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
         if (session.facts.nnodes !== undefined) emit(reducer.learnSize(session.facts.nnodes, now()));
       },
       onNotice: (notice) => options.onNotice(node, notice),
+      onEarlierVerdict: (verdict) =>
+        options.onNotice(node, {
+          type: 'earlier-verdict',
+          detail: `the latest run in its log had already ended ${verdict.verdict.toUpperCase()} at line ${verdict.decidedBy?.lineNo ?? '?'} before watch started; taking it unless a new run starts within ${formatDuration(EARLIER_VERDICT_WAIT_MS)}`,
+        }),
     });
     loops.push(
       loop

@@ -158,6 +158,19 @@ describe('watch a live group of real processes', () => {
     expect((verdict.group as { set_aside: unknown[] }).set_aside).toEqual([]);
   }, 40_000);
 
+  it('--timeout ends a group with no verdict as stalled (exit 2); Ctrl-C as interrupted (exit 130)', async () => {
+    const dir = scratch();
+    const nodes = [join(dir, 'node0.log'), join(dir, 'node1.log')];
+    const timed = spawnWatch(['--timeout', '1s', ...nodes], { cwd: repoRoot, stateDir: dir });
+    expect((await timed.finished(LIVE_MS)).code).toBe(2);
+    expect(timed.stderr).toContain('timed out after 1s with no group verdict');
+    const interrupted = spawnWatch(nodes, { cwd: repoRoot, stateDir: dir });
+    await interrupted.untilStderr(`node 1: waiting for ${nodes[1]} to appear`);
+    interrupted.child.kill('SIGINT');
+    expect((await interrupted.finished(LIVE_MS)).code).toBe(130);
+    expect(interrupted.stderr).toContain('interrupted before the group had a verdict');
+  }, 40_000);
+
   it('a cmd: reader that exits non-zero is started again with backoff, and its node goes on', async () => {
     const dir = scratch();
     const marker = join(dir, 'dropped-once');

@@ -10,6 +10,7 @@ import { namedVerdict } from '../../core/group-verdicts.js';
 import { write, type Io } from '../io-context.js';
 import { formatGroupVerdict } from './group-text.js';
 import { eventJson, verdictJson } from './verdict-json.js';
+import { noticeText } from './watch-reporter.js';
 
 export type GroupReportMode = 'lines' | 'json' | 'quiet';
 
@@ -38,7 +39,10 @@ export class GroupReporter {
 
   notice(node: number | undefined, notice: { type: string; path?: string; detail?: string }): void {
     if (this.mode === 'json') write(this.io.stdout, `${JSON.stringify({ type: 'notice', node, notice: notice.type, path: notice.path, detail: notice.detail })}\n`);
-    else if (this.mode === 'lines') write(this.io.stderr, `${this.c.dim('spinup:')} ${node === undefined ? '' : `node ${node}: `}${notice.type}${notice.path ? ` ${notice.path}` : ''}${notice.detail ? `: ${notice.detail}` : ''}\n`);
+    else if (this.mode === 'lines') {
+      const text = notice.type === 'rank' || notice.type === 'command-restart' || notice.type === 'earlier-verdict' ? (notice.detail ?? notice.type) : noticeText(notice);
+      write(this.io.stderr, `${this.c.dim('spinup:')} ${node === undefined ? '' : `node ${node}: `}${text}\n`);
+    }
   }
 
   message(text: string): void {
