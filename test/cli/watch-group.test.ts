@@ -13,6 +13,8 @@ import { assertBuilt, killAll, spawnPipeline, spawnWatch, type JsonEvent } from 
 
 const NODE0 = 'fixtures/sglang/18-multinode-h20-node0-hang-30min-diststore-timeout.log';
 const NODE1 = 'fixtures/sglang/19-multinode-h20-node1-hang-after-nccl-init.log';
+/** The head node of a 2-node start that came up (sgl-project/sglang#4161); its worker's log was not captured. */
+const HEAD_READY = 'fixtures/sglang/30-multinode-2x8-h800-dsr1-tp16-ready-slow-cudagraph.log';
 const REPLAY = join(repoRoot, 'test/fixture-servers/replay-log.mjs');
 /** Real processes on a shared 2-core machine: bounded, but generous. */
 const LIVE_MS = 20_000;
@@ -118,6 +120,20 @@ describe('spinup watch FILE FILE (the two real node logs of sglang#3398)', () =>
     const run = await runMain(['watch', '--no-follow', NODE0, 'no-such-node1.log']);
     expect(run.code).toBe(66);
     expect(run.stderr).toContain('no-such-node1.log: no such file');
+  });
+
+  it('READY needs every expected node: a ready head alone, with --group-size 2, waits and ends incomplete naming node 1', async () => {
+    const run = await runMain(['watch', '--no-follow', '--group-size', '2', HEAD_READY]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/the head is ready; waiting for node 1 to join/);
+    expect(run.stdout).toMatch(/^INCOMPLETE sglang {2}group of 2: .*node 1 furthest behind, in stage none/m);
+  });
+
+  it('READY when the head is ready and the follower joined with no failure (two logs of different starts, as a mechanism test)', async () => {
+    // Node 1 prints only the NCCL set-up lines of a real follower log; nothing in them fails.
+    const run = await runMain(['watch', '--no-follow', '--json', '--node', `0=${HEAD_READY}`, '--node', `1=cmd:head -n 20 ${NODE1}`]);
+    expect(run.code).toBe(0);
+    expect(verdictOf(run.stdout)).toMatchObject({ verdict: 'ready', node: 0, group: { nodes: [expect.objectContaining({ node: 0, verdict: 'ready' }), expect.objectContaining({ node: 1, joined: true })] } });
   });
 
   it('spinup replay checks the group fixture', async () => {
