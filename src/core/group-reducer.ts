@@ -10,7 +10,7 @@
  * none failed; after that, followers are judged by their process and heartbeats, not by silence.
  */
 import type { Verdict } from './events.js';
-import { rankFailures, strengthOf, type FailureOrigin, type NodeFailure } from './group-root-cause.js';
+import { failureReason, rankFailures, strengthOf, type FailureOrigin, type NodeFailure } from './group-root-cause.js';
 import type { GroupEvent, GroupVerdict, NodeKind, NodeSummary, SizeSource } from './group-types.js';
 import { afterReadyVerdict, lostVerdict } from './group-verdicts.js';
 import type { SessionEvent } from './session.js';
@@ -292,15 +292,4 @@ export class GroupReducer {
       return summary;
     });
   }
-}
-
-/** Why this node is the root cause, in one sentence. */
-function failureReason(best: NodeFailure, others: readonly NodeFailure[]): string {
-  const what = best.origin === 'process' ? `node ${best.node}'s process died` : best.origin === 'heartbeat' ? `node ${best.node} stopped reporting` : `node ${best.node} failed`;
-  if (others.length === 0) return `${what}, the only node that failed`;
-  const nodes = `node${others.length > 1 ? 's' : ''} ${others.map((o) => o.node).join(', ')}`;
-  if (others.every((o) => strengthOf(o) > strengthOf(best))) {
-    return `${what} with a specific cause; the failures of ${nodes} look like its symptoms`;
-  }
-  return `${what} first; ${nodes} failed after it`;
 }

@@ -43,3 +43,14 @@ export function compareFailures(a: NodeFailure, b: NodeFailure): number {
 export function rankFailures(failures: readonly NodeFailure[]): NodeFailure[] {
   return [...failures].sort(compareFailures);
 }
+
+/** Why this node is the root cause, in one sentence. */
+export function failureReason(best: NodeFailure, others: readonly NodeFailure[]): string {
+  const what = best.origin === 'process' ? `node ${best.node}'s process died` : best.origin === 'heartbeat' ? `node ${best.node} stopped reporting` : `node ${best.node} failed`;
+  if (others.length === 0) return `${what}, the only node that failed`;
+  const nodes = `node${others.length > 1 ? 's' : ''} ${others.map((o) => o.node).join(', ')}`;
+  if (others.every((o) => strengthOf(o) > strengthOf(best))) {
+    return `${what} with a specific cause; the failures of ${nodes} look like its symptoms`;
+  }
+  return `${what} first; ${nodes} failed after it`;
+}
