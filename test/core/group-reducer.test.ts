@@ -160,6 +160,18 @@ describe('GroupReducer: READY', () => {
     expect(g.verdict?.verdict).toBe('ready');
   });
 
+  it('after ready a remote follower that stops reporting is an after-ready failure, not a change of verdict', () => {
+    const g = new GroupReducer({ nodes: [{ node: 0, kind: 'log' }, { node: 1, kind: 'remote' }], heartbeatIntervalMs: 1_000 });
+    g.push(1, [stage('cuda_graph')], 0);
+    g.push(0, [ready], 10);
+    g.heartbeat(1, 2_000);
+    expect(g.tick(4_999)).toEqual([]);
+    const out = g.tick(5_000);
+    expect(out.find((e) => e.type === 'after-ready-failure')).toMatchObject({ node: 1, verdict: { message: 'node 1 stopped reporting in cuda_graph' } });
+    expect(g.verdict?.verdict).toBe('ready');
+    expect(g.tick(60_000)).toEqual([]);
+  });
+
   it('a follower log failure after ready is an after-ready failure of the group', () => {
     const g = group(2);
     g.push(1, [stage('cuda_graph')], 0);
