@@ -72,7 +72,10 @@ export async function explainCommand(args: string[], io: Io): Promise<number> {
   const shownExpect = expectFile ? basename(expectFile) : undefined;
   if (values.timeline && values.json) throw new UsageError('--timeline draws for people; --json is for scripts: pick one');
   if (values.timeline) {
-    write(io.stdout, `${file}: pack ${trace.family}, stages on the log's own clock\n${laneTimelineText(laneFromTrace(trace), { color: useColor(io) })}`);
+    const about = ` (pack ${trace.family}), on the log's own clock`;
+    const room = 80 - about.length;
+    const name = basename(file).length > room ? `…${basename(file).slice(1 - room)}` : basename(file);
+    write(io.stdout, `${name}${about}\n${laneTimelineText(laneFromTrace(trace), { color: useColor(io) })}`);
   } else if (values.json) {
     for (const object of explainJson(trace, { file, thenIdleMs, mismatches, expectFile: shownExpect })) write(io.stdout, `${JSON.stringify(object)}\n`);
   } else {
