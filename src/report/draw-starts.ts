@@ -66,7 +66,7 @@ function drawLane(params: { lane: Lane; id: string; usual: Record<string, UsualS
   return [
     `<div class="lane" data-lane="${id}"${lane.node !== undefined ? ` data-node="${escapeHtml(lane.node)}"` : ''}>`,
     `<p class="lane-head">${node}${drawVerdictText(lane)}</p>`,
-    `<svg class="track" viewBox="0 0 1000 62" role="img" aria-label="${escapeHtml(label)}">${grid.join('')}${bands}${bars}${stall}${after}${verdict}</svg>`,
+    `<svg class="track" viewBox="0 0 1000 62" data-span-ms="${spanMs}" role="img" aria-label="${escapeHtml(label)}">${grid.join('')}${bands}${bars}${stall}${after}${verdict}</svg>`,
     `<p class="chips">${lane.stages.map((bar, i) => drawChip(bar, `${id}-b${i}`)).join(' ')}</p>`,
     lane.stages.map((bar, i) => drawBarDetail(bar, `${id}-b${i}`)).join(''),
     drawVerdictDetail(lane),

@@ -32,7 +32,7 @@ body { margin: 16px 24px; max-width: 1400px; }
 h1 { font-size: 20px; margin: 0 0 4px; }
 h2 { font-size: 15px; margin: 18px 0 0; word-break: break-all; }
 .subtitle, .generated { color: #666; margin: 0; font-size: 12px; }
-.axis { position: sticky; top: 0; background: #fffe; z-index: 1; }
+.axis { position: sticky; top: 0; background: #fffe; z-index: 1; padding-left: 11px; }
 .axis svg { width: 100%; height: auto; display: block; }
 .axis line { stroke: #555; }
 .axis text { font-size: 10px; fill: #444; }
