@@ -158,7 +158,8 @@ function drawVerdictText(lane: Lane): string {
 function drawVerdictDetail(lane: Lane): string {
   const v = lane.verdict;
   if (!v) return '';
-  const rows: string[] = [escapeHtml(v.reason)];
+  // A failure's reason repeats the rule's message: said once, on the rule's row.
+  const rows: string[] = v.message && v.reason.includes(v.message) ? [] : [escapeHtml(v.reason)];
   if (v.rule) rows.push(`rule <code>${escapeHtml(v.rule)}</code>${v.message ? `: ${escapeHtml(v.message)}` : ''}`);
   for (const line of v.evidence) rows.push(`root cause: ${drawLineRef(line)}`);
   if (v.silence) rows.push(`silent for ${formatMs(v.silence.toMs - v.silence.fromMs)}${v.silence.lastLine ? ` after ${drawLineRef(v.silence.lastLine)}` : ''}`);

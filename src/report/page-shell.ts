@@ -20,9 +20,9 @@ const STAGE_LOOKS: Record<string, { color: string; pattern: string }> = {
 
 function patternDefs(): string {
   const patterns = Object.entries(STAGE_LOOKS).map(
-    ([stage, look]) => `<pattern id="pattern-${stage}" width="6" height="6" patternUnits="userSpaceOnUse"><g fill="#0008" stroke="#0008">${look.pattern}</g></pattern>`,
+    ([stage, look]) => `<pattern id="pattern-${stage}" width="6" height="6" patternUnits="userSpaceOnUse"><g fill="#0008" stroke="#0008" shape-rendering="crispEdges">${look.pattern}</g></pattern>`,
   );
-  patterns.push('<pattern id="pattern-silence" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#7773"/><path d="M0 0 v8" stroke="#555" stroke-width="2"/></pattern>');
+  patterns.push('<pattern id="pattern-silence" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff6"/><path d="M0 0 v8" stroke="#333a" stroke-width="1.5" shape-rendering="crispEdges"/></pattern>');
   return `<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>${patterns.join('')}</defs></svg>`;
 }
 
