@@ -71,3 +71,5 @@ if [ -n "$still" ]; then
   exit 1
 fi
 echo "chromium: unpacked into $target ($(ls "$debs" | wc -l) packages)"
+# The unpacked tree is what the tests use; the packages themselves are only disk space now.
+rm -rf "$debs"

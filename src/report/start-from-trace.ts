@@ -10,6 +10,13 @@ export function startFromTrace(trace: LogTrace, title: string): StartView {
   return { title, subtitle, lanes: [laneFromTrace(trace)] };
 }
 
+/** A group (multi-node) start: one lane per node, each on its own log's clock. */
+export function groupStart(nodes: readonly { node: string; file: string; trace: LogTrace }[]): StartView {
+  const facts = nodes.map(({ trace }) => traceFacts(trace)).find((f) => f.model !== undefined) ?? {};
+  const subtitle = [nodes[0]?.trace.family, facts.model, `${nodes.length} nodes: ${nodes.map((n) => `${n.node}=${n.file}`).join(', ')}`].filter(Boolean).join(' · ');
+  return { title: `a start of ${nodes.length} nodes`, subtitle, lanes: nodes.map(({ node, trace }) => laneFromTrace(trace, node)) };
+}
+
 /** The model and settings the log's argument dumps state (the last run's, as history keeps them). */
 export function traceFacts(trace: LogTrace): StartFacts {
   let facts: StartFacts = {};

@@ -51,6 +51,20 @@ describe('spinup report', () => {
     expect(readFileSync(join(dir, 'spinup-report.html'), 'utf8')).toMatch(/^<!doctype html>/);
   });
 
+  it('draws a group start with a lane per node (--node NAME=LOG)', async () => {
+    const head = abs('fixtures/sglang/18-multinode-h20-node0-hang-30min-diststore-timeout.log');
+    const worker = abs('fixtures/sglang/19-multinode-h20-node1-hang-after-nccl-init.log');
+    const run = await runMain(['report', '--node', `node0=${head}`, '--node', `node1=${worker}`, abs(READY)], { cwd: dir });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const html = readFileSync(join(dir, 'spinup-report.html'), 'utf8');
+    const sections = html.split('<section class="start"').slice(1);
+    expect(sections).toHaveLength(2);
+    expect([...sections[1]!.matchAll(/<div class="lane" data-lane="[^"]+" data-node="([^"]+)"/g)].map((m) => m[1])).toEqual(['node0', 'node1']);
+    expect(sections[1]).toMatch(/data-verdict="failed stalled"/);
+    expect(sections[0]).not.toMatch(/data-node=/);
+  });
+
   it('-o - writes the page to stdout', async () => {
     const run = await runMain(['report', abs(FAILED), '-o', '-'], { cwd: dir });
     expect(run.code).toBe(0);
@@ -63,6 +77,7 @@ describe('spinup report', () => {
     { args: ['--history', 'x.log'], code: 64, message: /give LOG files or --history, not both/ },
     { args: ['--model', 'qwen', 'x.log'], code: 64, message: /--model and --last go with --history/ },
     { args: ['--history', '--last', '0', '--history-file', 'h.jsonl'], code: 64, message: /--last wants a whole number/ },
+    { args: ['--node', 'head'], code: 64, message: /--node wants NAME=LOG, e\.g\. --node head=node0\.log, not "head"/ },
     { args: ['missing.log'], code: 66, message: /^spinup report: no such file: missing\.log\n$/ },
     { args: ['--history', '--history-file', 'none.jsonl'], code: 66, message: /no history at .*none\.jsonl/ },
   ])('says what is wrong with $args', async ({ args, code, message }) => {

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 /**
  * The live page in headless Chromium against a small loopback SSE server that streams what
  * `spinup watch --json` printed for a real fixture, the way the status API's /v1/events does

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 /**
  * The HTML report in a real browser (headless Chromium): opened by file://, its DOM checked
  * against the replay, no console error, no request anywhere; screenshots of a ready, a failed
@@ -15,10 +17,10 @@ import { AFTER_READY, FAILED, fixtureTrace, READY, STALLED } from './fixture-tra
 const tool = requireTool(CHROMIUM_TOOL);
 const outputDir = join(repoRoot, 'test-output');
 
-async function writeReport(name: string, files: string[]): Promise<string> {
+async function writeReport(name: string, files: string[], extra: string[] = []): Promise<string> {
   mkdirSync(outputDir, { recursive: true });
   const target = join(outputDir, `${name}.html`);
-  const run = await runMain(['report', ...files.map((f) => join(repoRoot, f)), '-o', target, '--force']);
+  const run = await runMain(['report', ...files.map((f) => join(repoRoot, f)), ...extra, '-o', target, '--force']);
   expect(run.code, run.stderr).toBe(0);
   return target;
 }
@@ -142,6 +144,21 @@ describe.skipIf(tool.skip)('the HTML report in headless Chromium', () => {
     expect(detail.text).toContain(`closed by line ${closed.lineNo}: ${closed.frames.at(-1)!.match.frame.text}`);
     expect(detail.text).toMatch(/progress: 14\/14 shards/);
     await page.screenshot({ path: join(outputDir, 'report-ready.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    expect(refused).toEqual([]);
+    await page.close();
+  });
+
+  it('gives a group start one lane per node, each with its own verdict', async () => {
+    const nodes = { node0: 'fixtures/sglang/18-multinode-h20-node0-hang-30min-diststore-timeout.log', node1: 'fixtures/sglang/19-multinode-h20-node1-hang-after-nccl-init.log' };
+    const target = await writeReport('report-group', [], Object.entries(nodes).flatMap(([node, file]) => ['--node', `${node}=${join(repoRoot, file)}`]));
+    const { page, errors, refused } = await watchedPage(chromium.browser);
+    await page.goto(`file://${target}`, { waitUntil: 'load' });
+    const lanes = await page.$$eval('section.start .lane', (all) => all.map((lane) => ({ node: lane.getAttribute('data-node'), head: lane.querySelector('.lane-head')!.textContent })));
+    expect(lanes.map((l) => l.node)).toEqual(['node0', 'node1']);
+    expect(lanes[0]!.head).toMatch(new RegExp(`^node node0 ${fixtureTrace(nodes.node0).verdict.verdict.toUpperCase()}`));
+    expect(lanes[1]!.head).toMatch(new RegExp(`^node node1 ${fixtureTrace(nodes.node1).verdict.verdict.toUpperCase()}`));
+    await page.screenshot({ path: join(outputDir, 'report-group.png'), fullPage: true });
     expect(errors).toEqual([]);
     expect(refused).toEqual([]);
     await page.close();

@@ -9,19 +9,19 @@ import { shortModel } from '../../history/history-table.js';
 import type { StartRecord } from '../../history/start-record.js';
 import { factsOf } from '../../history/start-record.js';
 import { expectFileFor } from '../../replay/discover.js';
-import { traceLog } from '../../replay/explain-driver.js';
+import { traceLog, type LogTrace } from '../../replay/explain-driver.js';
 import { ExpectationError, readExpectation, type Expectation } from '../../replay/expectation.js';
 import { laneFromRecord } from '../../report/lane-from-record.js';
 import { renderReport } from '../../report/render-report.js';
 import type { ReportModel, StartView, UsualStage } from '../../report/report-model.js';
-import { startFromTrace, traceFacts } from '../../report/start-from-trace.js';
+import { groupStart, startFromTrace, traceFacts } from '../../report/start-from-trace.js';
 import { usualStages } from '../../report/usual-stages.js';
 import { InputError, UsageError } from '../errors.js';
 import { write, type Io } from '../io-context.js';
 import { durationOption, packsOption } from '../options.js';
 import { historyPath } from './history.js';
 
-export const reportHelp = `Usage: spinup report [options] LOG...
+export const reportHelp = `Usage: spinup report [options] LOG... [--node NAME=LOG...]
        spinup report --history [--model SUBSTR] [--last N] [options]
 
 Writes one self-contained HTML page (inline style, SVG and script; it fetches nothing and
@@ -40,6 +40,8 @@ Options:
   -o, --output FILE    where to write (default: NAME.report.html for one log, else
                        spinup-report.html, in the working directory; '-' = stdout)
   --force              overwrite FILE if it exists (without it, an existing FILE is kept)
+  --node NAME=LOG      a node of one group (multi-node) start: the --node logs are one
+                       start with a lane per node (each on its own log's clock)
   --history            draw the starts recorded in the history instead of LOG files
   --model SUBSTR       with --history: only starts whose model contains SUBSTR
   --last N             with --history: only the N most recent starts (default 20)
@@ -59,6 +61,7 @@ export async function reportCommand(args: string[], io: Io): Promise<number> {
     options: {
       output: { type: 'string', short: 'o' },
       force: { type: 'boolean' },
+      node: { type: 'string', multiple: true },
       history: { type: 'boolean' },
       model: { type: 'string' },
       last: { type: 'string' },
@@ -72,23 +75,31 @@ export async function reportCommand(args: string[], io: Io): Promise<number> {
     write(io.stdout, `${reportHelp}\n`);
     return EXIT.ok;
   }
-  if (values.history && positionals.length > 0) throw new UsageError('give LOG files or --history, not both');
-  if (!values.history && positionals.length === 0) throw new UsageError('name the LOG file(s) to draw, or pass --history');
+  const nodes = (values.node ?? []).map(nodeOption);
+  if (values.history && (positionals.length > 0 || nodes.length > 0)) throw new UsageError('give LOG files or --history, not both');
+  if (!values.history && positionals.length === 0 && nodes.length === 0) throw new UsageError('name the LOG file(s) to draw, or pass --history');
   if (!values.history && (values.model !== undefined || values.last !== undefined)) throw new UsageError('--model and --last go with --history');
   const store = historyPath(io, values['history-file']);
   const records = store === undefined ? [] : readRecords(store, io, values.history === true);
   const model = values.history
     ? historyModel(records, { model: values.model, last: lastOption(values.last) })
-    : logsModel({ io, files: positionals, records, pack: values.pack, thenIdle: values['then-idle'] });
+    : logsModel({ io, files: positionals, nodes, records, pack: values.pack, thenIdle: values['then-idle'] });
   const html = renderReport(model, { note: `made by spinup report from ${model.starts.length} start${model.starts.length === 1 ? '' : 's'}` });
   if (values.output === '-') {
     write(io.stdout, html);
     return EXIT.ok;
   }
-  const target = outputPath({ io, output: values.output, force: values.force === true, files: positionals });
+  const target = outputPath({ io, output: values.output, force: values.force === true, files: positionals, nodes: nodes.length });
   writeFileSync(target, html, { flag: values.force ? 'w' : 'wx' });
   write(io.stdout, `wrote ${target} (${model.starts.length} start${model.starts.length === 1 ? '' : 's'}, ${Math.ceil(Buffer.byteLength(html) / 1024)} kB)\n`);
   return EXIT.ok;
+}
+
+/** `--node NAME=LOG`: one node of a group start. */
+function nodeOption(value: string): { node: string; file: string } {
+  const at = value.indexOf('=');
+  if (at <= 0 || at === value.length - 1) throw new UsageError(`--node wants NAME=LOG, e.g. --node head=node0.log, not "${value}"`);
+  return { node: value.slice(0, at), file: value.slice(at + 1) };
 }
 
 function lastOption(value: string | undefined): number {
@@ -114,24 +125,36 @@ function readRecords(path: string, io: Io, required: boolean): StartRecord[] {
   return read.records;
 }
 
-function logsModel(params: { io: Io; files: string[]; records: StartRecord[]; pack?: string; thenIdle?: string }): ReportModel {
+function logsModel(params: { io: Io; files: string[]; nodes: { node: string; file: string }[]; records: StartRecord[]; pack?: string; thenIdle?: string }): ReportModel {
   const { packs, family } = packsOption(params.pack === undefined ? undefined : /[\\/]|\.ya?ml$/.test(params.pack) ? resolve(params.io.cwd, params.pack) : params.pack);
   const idleFlag = durationOption('then-idle', params.thenIdle);
   const host = hostname();
-  const starts: StartView[] = [];
-  const usual: Record<string, UsualStage>[] = [];
-  for (const file of params.files) {
+  const replay = (file: string): { trace: LogTrace; path: string } => {
     const path = resolve(params.io.cwd, file);
     if (!existsSync(path)) throw new InputError(`no such file: ${file}`);
     if (!statSync(path).isFile()) throw new InputError(`not a regular file: ${file}`);
     const expected = path.endsWith('.log') && existsSync(expectFileFor(path)) ? readExpected(expectFileFor(path)) : undefined;
-    const trace = traceLog(readFileSync(path, 'utf8'), { packs, family: family ?? expected?.family, thenIdleMs: idleFlag ?? expected?.thenIdleMs });
-    starts.push(startFromTrace(trace, file));
-    // A fixture's log often names no model: the history keeps it under the log's name (replay --history).
+    return { trace: traceLog(readFileSync(path, 'utf8'), { packs, family: family ?? expected?.family, thenIdleMs: idleFlag ?? expected?.thenIdleMs }), path };
+  };
+  // A fixture's log often names no model: the history keeps it under the log's name (replay --history).
+  const usualOf = (trace: LogTrace, path: string): Record<string, UsualStage> => {
     const facts = traceFacts(trace);
-    usual.push(usualStages({ records: params.records, host, family: trace.family, facts: { ...facts, model: facts.model ?? basename(path, '.log') } }));
+    return usualStages({ records: params.records, host, family: trace.family, facts: { ...facts, model: facts.model ?? basename(path, '.log') } });
+  };
+  const starts: StartView[] = [];
+  const usual: Record<string, UsualStage>[] = [];
+  for (const file of params.files) {
+    const { trace, path } = replay(file);
+    starts.push(startFromTrace(trace, file));
+    usual.push(usualOf(trace, path));
   }
-  return { title: params.files.length === 1 ? `spinup report: ${basename(params.files[0]!)}` : `spinup report: ${params.files.length} starts`, starts, usual };
+  if (params.nodes.length > 0) {
+    const replayed = params.nodes.map(({ node, file }) => ({ node, file, ...replay(file) }));
+    starts.push(groupStart(replayed.map(({ node, file, trace }) => ({ node, file, trace }))));
+    usual.push(usualOf(replayed[0]!.trace, replayed[0]!.path));
+  }
+  const title = starts.length === 1 ? `spinup report: ${params.files.length === 1 ? basename(params.files[0]!) : `a start of ${params.nodes.length} nodes`}` : `spinup report: ${starts.length} starts`;
+  return { title, starts, usual };
 }
 
 function historyModel(records: StartRecord[], filter: { model?: string; last: number }): ReportModel {
@@ -153,13 +176,13 @@ function readExpected(file: string): Expectation {
 }
 
 /** -o FILE as given (kept unless --force); by default a name that does not exist yet. */
-function outputPath(params: { io: Io; output?: string; force: boolean; files: string[] }): string {
+function outputPath(params: { io: Io; output?: string; force: boolean; files: string[]; nodes: number }): string {
   if (params.output !== undefined) {
     const path = resolve(params.io.cwd, params.output);
     if (existsSync(path) && !params.force) throw new UsageError(`${params.output} already exists; pass --force to overwrite it, or choose another -o FILE`);
     return path;
   }
-  const stem = params.files.length === 1 ? basename(params.files[0]!).replace(/\.log$/, '') + '.report' : 'spinup-report';
+  const stem = params.files.length === 1 && params.nodes === 0 ? basename(params.files[0]!).replace(/\.log$/, '') + '.report' : 'spinup-report';
   for (let n = 1; ; n++) {
     const path = resolve(params.io.cwd, n === 1 ? `${stem}.html` : `${stem}-${n}.html`);
     if (params.force || !existsSync(path)) return path;
