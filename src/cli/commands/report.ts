@@ -51,7 +51,7 @@ Options:
   --then-idle DURATION quiet time after each log's last line (replays a hang)
   -h, --help           show this help
 
-Exit: 0 written · 64 usage (or FILE exists without --force) · 66 LOG not found
+Exit: 0 written · 64 usage (or FILE exists without --force) · 66 LOG not found, FILE not writable
 Example: spinup report fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log -o start.html`;
 
 export async function reportCommand(args: string[], io: Io): Promise<number> {
@@ -90,7 +90,7 @@ export async function reportCommand(args: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   const target = outputPath({ io, output: values.output, force: values.force === true, files: positionals, nodes: nodes.length });
-  writeFileSync(target, html, { flag: values.force ? 'w' : 'wx' });
+  writeReport(target, html, values.force === true);
   write(io.stdout, `wrote ${target} (${model.starts.length} start${model.starts.length === 1 ? '' : 's'}, ${Math.ceil(Buffer.byteLength(html) / 1024)} kB)\n`);
   return EXIT.ok;
 }
@@ -164,6 +164,17 @@ function historyModel(records: StartRecord[], filter: { model?: string; last: nu
   const usual = chosen.map((r) => usualStages({ records, host: r.host, family: r.family, facts: factsOf(r) }));
   const what = filter.model !== undefined ? ` of models matching "${filter.model}"` : '';
   return { title: `spinup report: the last ${chosen.length} recorded start${chosen.length === 1 ? '' : 's'}${what}`, starts, usual };
+}
+
+/** Written whole or not at all over nothing: `wx` refuses a file that appeared since the check. */
+function writeReport(target: string, html: string, force: boolean): void {
+  try {
+    writeFileSync(target, html, { flag: force ? 'w' : 'wx' });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === 'EEXIST') throw new UsageError(`${target} already exists; pass --force to overwrite it, or choose another -o FILE`);
+    throw new InputError(`cannot write ${target}: ${message}`, { cause: error });
+  }
 }
 
 function readExpected(file: string): Expectation {
