@@ -4,12 +4,13 @@
  *
  *   node test/bench/report-render.mjs [--starts 100] [--runs 5] [--out FILE]
  *
+ * `npm run bench` (run.mjs) adds the same row when .tools/chromium is there.
  * Needs dist/ (`npm run build`) and .tools/chromium (`bash scripts/fetch-tools.sh`). Rendered
  * = from navigation start to the first frame after the load event (two animation frames), the
  * median of --runs fresh pages; load = the navigation's loadEventEnd.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,16 +20,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'dist/cli/bin.js');
 const CHROMIUM = join(ROOT, '.tools/chromium/chromium-headless-shell');
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : args[at + 1];
-};
-const starts = Number(option('--starts', 100));
-const runs = Number(option('--runs', 5));
-const out = option('--out', undefined);
+export const chromiumPresent = () => existsSync(CHROMIUM);
 
-function fixtureLogs() {
+function fixtureLogs(starts) {
   const logs = [];
   for (const family of ['sglang', 'vllm']) {
     const dir = join(ROOT, 'fixtures', family);
@@ -39,11 +33,12 @@ function fixtureLogs() {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-async function main() {
+/** Writes a report of `starts` fixtures and renders it `runs` times; returns the bench row. */
+export async function reportRender({ starts = 100, runs = 5 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'spinup-report-bench-'));
   const file = join(dir, 'report.html');
   const began = process.hrtime.bigint();
-  const made = spawnSync(process.execPath, [BIN, 'report', ...fixtureLogs(), '-o', file], { encoding: 'utf8' });
+  const made = spawnSync(process.execPath, [BIN, 'report', ...fixtureLogs(starts), '-o', file], { encoding: 'utf8' });
   const writeMs = Number(process.hrtime.bigint() - began) / 1e6;
   if (made.status !== 0) throw new Error(`spinup report failed: ${made.stderr}`);
   const bytes = statSync(file).size;
@@ -85,12 +80,24 @@ async function main() {
     load_ms: Math.round(median(loaded)),
     rendered_ms: Math.round(median(rendered)),
     runs,
-    chromium: (await import('node:child_process')).execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).trim(),
+    chromium: execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).trim(),
   };
-  const kb = (bytes / 1024).toFixed(0);
-  process.stdout.write(`${row.name}: ${kb} kB (limit 2048 kB), written in ${row.write_ms} ms, loaded in ${row.load_ms} ms, rendered in ${row.rendered_ms} ms (median of ${runs} in ${row.chromium}, limit 1000 ms)\n`);
-  if (out) writeFileSync(out, `${JSON.stringify(row, null, 2)}\n`);
   rmSync(dir, { recursive: true, force: true });
+  return row;
 }
 
-await main();
+export function describeRow(row) {
+  return `${row.name}: ${(row.bytes / 1024).toFixed(0)} kB (limit 2048 kB), written in ${row.write_ms} ms, loaded in ${row.load_ms} ms, rendered in ${row.rendered_ms} ms (median of ${row.runs} in ${row.chromium}, limit 1000 ms)`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const option = (name, fallback) => {
+    const at = args.indexOf(name);
+    return at === -1 ? fallback : args[at + 1];
+  };
+  const row = await reportRender({ starts: Number(option('--starts', 100)), runs: Number(option('--runs', 5)) });
+  process.stdout.write(`${describeRow(row)}\n`);
+  const out = option('--out', undefined);
+  if (out) writeFileSync(out, `${JSON.stringify(row, null, 2)}\n`);
+}
