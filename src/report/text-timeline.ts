@@ -46,6 +46,7 @@ export function laneTimelineText(lane: Lane, options: { color: boolean }): strin
     rows.push(`  ${name}${formatMs(bar.endMs - bar.startMs).padStart(8)}  ${' '.repeat(from)}${paint('█'.repeat(to - from))}`);
   }
   if (lane.stages.length === 0) rows.push('  no stage marker was seen');
+  if (lane.earlierRuns > 0) rows.push(c.dim(`  (the last run only: ${lane.earlierRuns} earlier run(s) in this log are not drawn)`));
   const silence = lane.verdict?.silence;
   if (silence) {
     const [from, to] = cellRange(silence.fromMs, silence.toMs, spanMs, cells);

@@ -78,6 +78,7 @@ describe('spinup report', () => {
     { args: ['--model', 'qwen', 'x.log'], code: 64, message: /--model and --last go with --history/ },
     { args: ['--history', '--last', '0', '--history-file', 'h.jsonl'], code: 64, message: /--last wants a whole number/ },
     { args: ['--node', 'head'], code: 64, message: /--node wants NAME=LOG, e\.g\. --node head=node0\.log, not "head"/ },
+    { args: ['--history'], code: 64, message: /no history path: HOME and XDG_STATE_HOME are unset; pass --history-file PATH/ },
     { args: ['missing.log'], code: 66, message: /^spinup report: no such file: missing\.log\n$/ },
     { args: ['--history', '--history-file', 'none.jsonl'], code: 66, message: /no history at .*none\.jsonl/ },
   ])('says what is wrong with $args', async ({ args, code, message }) => {

@@ -80,6 +80,7 @@ export async function reportCommand(args: string[], io: Io): Promise<number> {
   if (!values.history && positionals.length === 0 && nodes.length === 0) throw new UsageError('name the LOG file(s) to draw, or pass --history');
   if (!values.history && (values.model !== undefined || values.last !== undefined)) throw new UsageError('--model and --last go with --history');
   const store = historyPath(io, values['history-file']);
+  if (values.history && store === undefined) throw new UsageError('no history path: HOME and XDG_STATE_HOME are unset; pass --history-file PATH');
   const records = store === undefined ? [] : readRecords(store, io, values.history === true);
   const model = values.history
     ? historyModel(records, { model: values.model, last: lastOption(values.last) })
