@@ -35,7 +35,7 @@ rmSync(dir, { recursive: true, force: true });
 console.log(`wrote ${target} (${Math.round(statSync(target).size / 1024)} kB)`);
 
 /**
- * Antialiased text and hatching make a screenshot heavy; rounding each channel to 16 levels
+ * Antialiased text and hatching make a screenshot heavy; rounding each channel to 13 levels
  * (in the browser's own canvas, re-encoded as PNG) keeps it legible at about half the size.
  */
 async function fewerColours(browser, png) {
@@ -50,7 +50,7 @@ async function fewerColours(browser, png) {
     const context = canvas.getContext('2d');
     context.drawImage(image, 0, 0);
     const pixels = context.getImageData(0, 0, canvas.width, canvas.height);
-    for (let i = 0; i < pixels.data.length; i++) if (i % 4 !== 3) pixels.data[i] = Math.min(255, Math.round(pixels.data[i] / 17) * 17);
+    for (let i = 0; i < pixels.data.length; i++) if (i % 4 !== 3) pixels.data[i] = Math.min(255, Math.round(pixels.data[i] / 21) * 21);
     context.putImageData(pixels, 0, 0);
     return canvas.toDataURL('image/png').split(',')[1];
   }, Buffer.from(png).toString('base64'));
