@@ -8,6 +8,7 @@ import { mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { lanesFromEvents, type WireEvent } from '../../src/report/lane-builder.js';
 import { repoRoot, runMain } from '../helpers/run-main.js';
 import { assertBuilt, killAll, spawnPipeline, spawnWatch, type JsonEvent } from '../helpers/watch-child.js';
 
@@ -15,13 +16,15 @@ const NODE0 = 'fixtures/sglang/18-multinode-h20-node0-hang-30min-diststore-timeo
 const NODE1 = 'fixtures/sglang/19-multinode-h20-node1-hang-after-nccl-init.log';
 /** The head node of a 2-node start that came up (sgl-project/sglang#4161); its worker's log was not captured. */
 const HEAD_READY = 'fixtures/sglang/30-multinode-2x8-h800-dsr1-tp16-ready-slow-cudagraph.log';
+const HEAD_3254 = 'fixtures/sglang/37-multinode-head-gloo-peer-closed-during-cudagraph.log';
+const WORKER_3254 = 'fixtures/sglang/38-multinode-worker-nccl-watchdog-timeout.log';
 const REPLAY = join(repoRoot, 'test/fixture-servers/replay-log.mjs');
 /** Real processes on a shared 2-core machine: bounded, but generous. */
 const LIVE_MS = 20_000;
 
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'spinup-group-'));
 const jsonLines = (text: string): JsonEvent[] => text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as JsonEvent);
-const verdictOf = (text: string): JsonEvent => jsonLines(text).find((e) => e.type === 'verdict')!;
+const verdictOf = (text: string): JsonEvent => jsonLines(text).find((e) => e.type === 'group_verdict')!;
 
 /** The verdict as a comparison sees it: the group's word, the node it names, and what that node said. */
 function gist(verdict: JsonEvent): Record<string, unknown> {
@@ -63,9 +66,20 @@ describe('spinup watch FILE FILE (the two real node logs of sglang#3398)', () =>
   it('--json: every event carries its node; the verdict names the node and the group', async () => {
     const run = await runMain(['watch', '--no-follow', '--json', NODE0, NODE1]);
     const events = jsonLines(run.stdout);
-    expect(events.filter((e) => ['stage', 'family', 'node_verdict'].includes(e.type)).every((e) => typeof e.node === 'number')).toBe(true);
-    expect(events.filter((e) => e.type === 'verdict')).toHaveLength(1);
+    expect(events.filter((e) => ['stage', 'family', 'verdict'].includes(e.type)).every((e) => typeof e.node === 'number')).toBe(true);
+    expect(events.filter((e) => e.type === 'verdict').map((e) => e.node)).toEqual([0]);
+    expect(events.filter((e) => e.type === 'group_verdict')).toHaveLength(1);
+    expect(events.at(-1)?.type).toBe('group_verdict');
     expect(verdictOf(run.stdout)).toMatchObject({ verdict: 'failed', cause: 'distributed_error', node: 0, group: { expected: 2, expected_from: 'log', head: 0 } });
+  });
+
+  it('the --json events draw one lane per node in the report, each with its own verdict', async () => {
+    const run = await runMain(['watch', '--no-follow', '--json', HEAD_3254, WORKER_3254]);
+    const lanes = lanesFromEvents(jsonLines(run.stdout) as unknown as WireEvent[]);
+    expect(lanes.map((l) => [l.node, l.verdict?.verdict, l.stages.map((s) => s.stage)])).toEqual([
+      [0, 'failed', ['load_weights', 'kv_cache', 'cuda_graph']],
+      [1, 'failed', []],
+    ]);
   });
 
   it('an srun --label merge of the same logs gives the same verdict, from a file and from a pipe', async () => {

@@ -102,12 +102,16 @@ export class GroupReporter {
   }
 }
 
-/** One JSON object per group event; a node's events keep their own shape plus `node` (its own verdict is `node_verdict`). */
+/**
+ * One JSON object per group event. A node's events keep their own shape plus `node` (its own
+ * verdict too: `verdict` with `node`, one lane per node for the report); the group's answer is
+ * the last line, `group_verdict`.
+ */
 export function groupEventJson(event: GroupEvent): Record<string, unknown> {
   switch (event.type) {
     case 'node': {
       const { type, ...rest } = eventJson(event.event);
-      return { type: type === 'verdict' ? 'node_verdict' : type, node: event.node, group_at_ms: event.at, ...rest };
+      return { type, node: event.node, group_at_ms: event.at, ...rest };
     }
     case 'joined':
       return { type: 'node_joined', node: event.node, group_at_ms: event.at };
@@ -126,7 +130,7 @@ export function groupEventJson(event: GroupEvent): Record<string, unknown> {
 
 export function groupVerdictJson(group: GroupVerdict): Record<string, unknown> {
   return {
-    type: 'verdict',
+    type: 'group_verdict',
     node: group.node,
     ...verdictJson(namedVerdict(group)),
     group: {
