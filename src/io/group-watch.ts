@@ -11,7 +11,8 @@ import type { GroupEvent, GroupVerdict } from '../core/group-types.js';
 import type { Child } from './child-process.js';
 import { readToEnd } from './group-read-to-end.js';
 import { deathVerdict, onFirstData, openSource, srunHooks, type NodeSource, type OpenOptions, type SourceHooks } from './node-sources.js';
-import type { NodeSession } from './node-session.js';
+import type { Session } from '../core/session.js';
+import { withNodeFacts } from './node-facts-source.js';
 import { splitSrunLabels } from './srun-labels.js';
 import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult, type SourceItem } from './watch-loop.js';
 
@@ -21,7 +22,7 @@ export interface GroupWatchOptions extends OpenOptions {
   /** The nodes and their sources; or `srun`: one stream of `srun --label` output holding them all. */
   nodes: readonly { node: number; source: NodeSource }[];
   srun?: NodeSource;
-  sessionFor: (node: number) => NodeSession;
+  sessionFor: (node: number) => Session;
   group: Omit<GroupOptions, 'nodes'>;
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -46,7 +47,7 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
   const t0 = Date.now();
   const now = (): number => Date.now() - t0;
   const reducer = new GroupReducer({ ...options.group, nodes: options.nodes.map((n) => ({ node: n.node, kind: 'log' as const })) });
-  const sessions = new Map<number, NodeSession>();
+  const sessions = new Map<number, Session>();
   const hooksFor = (node: number): SourceHooks => ({
     signal: stop.signal,
     children,
@@ -81,7 +82,10 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
     running++;
     const loop = runWatchLoop({
       // A node joins with its first bytes: a follower may print nothing the classifier reports.
-      source: onFirstData(source, () => emit(reducer.push(node, [], now()))),
+      source: withNodeFacts(
+        onFirstData(source, () => emit(reducer.push(node, [], now()))),
+        (facts) => facts.nnodes !== undefined && emit(reducer.learnSize(facts.nnodes, now())),
+      ),
       session,
       wall: () => Date.now(),
       stopAtVerdict: true,
@@ -90,7 +94,6 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
       // The node's verdict is taken when its loop settles on it (a held ready, a newer run in the file).
       onEvents: (events) => {
         emit(reducer.push(node, events.filter((e) => e.type !== 'verdict'), now()));
-        if (session.facts.nnodes !== undefined) emit(reducer.learnSize(session.facts.nnodes, now()));
       },
       onNotice: (notice) => options.onNotice(node, notice),
       onEarlierVerdict: (verdict) =>

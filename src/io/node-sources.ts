@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Verdict } from '../core/events.js';
 import type { Child, ChildExit } from './child-process.js';
 import { commandSource } from './command-source.js';
-import type { NodeSession } from './node-session.js';
+import type { Session } from '../core/session.js';
 import { fileSource, followSource, streamSource } from './sources.js';
 import { exitVerdict } from './supervise-exit.js';
 import type { SourceItem } from './watch-loop.js';
@@ -56,7 +56,7 @@ export function srunHooks(signal: AbortSignal, children: Child[], options: OpenO
 }
 
 /** A FAILED verdict for a node whose local process died, from where its log had got to. */
-export function deathVerdict(session: NodeSession, exit: Pick<ChildExit, 'code' | 'signal'>, elapsedMs: number): Verdict {
+export function deathVerdict(session: Session, exit: Pick<ChildExit, 'code' | 'signal'>, elapsedMs: number): Verdict {
   const state = session.classifier?.state;
   return exitVerdict({ exit, stage: state?.stage ?? 'none', lastLine: state?.lastLine, at: session.now, elapsedMs });
 }

@@ -188,6 +188,22 @@ describe('watch a live group of real processes', () => {
     expect((verdict.group as { set_aside: unknown[] }).set_aside).toEqual([]);
   }, 40_000);
 
+  it('watch FILE FILE follows both logs as two real servers write them: one verdict, naming node 0', async () => {
+    const dir = scratch();
+    const logs = [join(dir, 'a.log'), join(dir, 'b.log')];
+    const watch = spawnWatch(['--json', ...logs], { cwd: repoRoot, stateDir: dir });
+    // Written only once watch follows them: lines already there would be an earlier run's news.
+    for (const node of [0, 1]) await watch.untilEvent(`node ${node} waiting`, (e) => e.type === 'notice' && e.notice === 'waiting' && e.node === node);
+    for (const [i, fixture] of [NODE0, NODE1].entries()) {
+      servers.push(spawn(process.execPath, [REPLAY, '--log', join(repoRoot, fixture), '--speed', '100', '--max-gap-ms', '200', '--then', 'hang'], { stdio: ['ignore', openSync(logs[i]!, 'w'), 'ignore'] }));
+    }
+    expect((await watch.finished(LIVE_MS)).code).toBe(1);
+    const events = jsonLines(watch.stdout);
+    expect(verdictOf(watch.stdout)).toMatchObject({ verdict: 'failed', node: 0, cause: 'distributed_error', group: { expected: 2, expected_from: 'log' } });
+    // The files appeared after watch started: ranks came from the order, the size from node 0's own lines.
+    expect(events.filter((e) => e.type === 'node_joined').map((e) => e.node).sort()).toEqual([0, 1]);
+  }, 40_000);
+
   it('--timeout ends a group with no verdict as stalled (exit 2); Ctrl-C as interrupted (exit 130)', async () => {
     const dir = scratch();
     const nodes = [join(dir, 'node0.log'), join(dir, 'node1.log')];

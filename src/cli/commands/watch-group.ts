@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { formatDuration } from '../../core/duration.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { watchGroup, type NodeSource } from '../../io/group-watch.js';
-import { NodeSession } from '../../io/node-session.js';
+import { Session } from '../../core/session.js';
 import { InputError, UsageError } from '../errors.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import { GroupReporter } from '../format/group-reporter.js';
@@ -71,7 +71,7 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
       follow: args.follow,
       fromEnd: args.fromEnd,
       stdin: io.stdin,
-      sessionFor: () => new NodeSession({ packs, family, classifier: { stallOverrideMs } }),
+      sessionFor: () => new Session({ packs, family, classifier: { stallOverrideMs } }),
       group: { expected: plan.expected },
       timeoutMs,
       signal: io.signal,
