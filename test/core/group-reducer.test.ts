@@ -65,13 +65,14 @@ describe('GroupReducer: FAILED', () => {
     expect(g.verdict).toMatchObject({ node: 1 });
   });
 
-  it('a node whose process died fails the group at once, and its own log cause, arriving later, replaces the death', () => {
+  it('a node whose process died fails the group at once, naming it over an earlier symptom elsewhere', () => {
     const g = group();
     g.push(0, [failed('nccl_timeout')], 0);
     const out = g.lost(1, verdict('failed', 'load_weights', { cause: 'host_oom', rule: 'process/sigkill' }), 100);
     expect(out.map((e) => e.type)).toContain('node-lost');
     expect(verdictOf(out)).toMatchObject({ verdict: 'failed', node: 1 });
     expect(g.verdict?.nodes.find((n) => n.node === 1)?.lost).toBe(true);
+    expect(g.verdict?.setAside.map((s) => s.node)).toEqual([0]);
   });
 
   it('a remote node that misses three heartbeat intervals is lost: "node N stopped reporting in <stage>"', () => {
