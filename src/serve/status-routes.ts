@@ -1,0 +1,35 @@
+/**
+ * The status API's routes: a fixed table from path to handler, so no part of a request ever
+ * reaches the file system. `/` is reserved for the live HTML page: registering it is one line.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { METRICS_CONTENT_TYPE, metricsText } from '../status/metrics-text.js';
+import type { StatusModel } from '../status/status-model.js';
+
+export type Route = (request: IncomingMessage, response: ServerResponse) => void;
+
+export interface RouteContext {
+  model: StatusModel;
+  /** `/v1/events`: hands the response to the SSE hub. */
+  events: Route;
+}
+
+export function statusRoutes({ model, events }: RouteContext): Map<string, Route> {
+  const status = (): string => `${JSON.stringify(model.snapshot())}\n`;
+  return new Map<string, Route>([
+    // ['/', (_req, res) => send(res, 200, 'text/html; charset=utf-8', livePageHtml())],  <- when src/report/live-page.ts lands
+    ['/livez', (_req, res) => send(res, 200, 'text/plain; charset=utf-8', 'live\n')],
+    ['/startupz', (_req, res) => send(res, model.started ? 200 : 503, JSON_TYPE, status())],
+    ['/readyz', (_req, res) => send(res, model.ready ? 200 : 503, JSON_TYPE, status())],
+    ['/v1/status', (_req, res) => send(res, 200, JSON_TYPE, status())],
+    ['/v1/events', events],
+    ['/metrics', (_req, res) => send(res, 200, METRICS_CONTENT_TYPE, metricsText(model.snapshot()))],
+  ]);
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function send(response: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body), ...headers });
+  response.end(body);
+}
