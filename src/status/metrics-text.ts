@@ -63,7 +63,7 @@ export function metricsText(status: StatusSnapshot): string {
       samples: status.progress?.ratio != null ? [{ value: status.progress.ratio }] : [],
     },
     { name: 'spinup_start_elapsed_seconds', type: 'gauge', help: 'Time from the first log line of the start (frozen at the verdict).', samples: [{ value: seconds(status.elapsed_ms) }] },
-    { name: 'spinup_log_lines_total', type: 'counter', help: 'Log lines read.', samples: [{ value: status.lines }] },
+    { name: 'spinup_log_lines_total', type: 'counter', help: 'Log lines read so far (the number of the latest line the classifier has read).', samples: [{ value: status.lines }] },
   ];
   let text = '';
   for (const family of families) {
