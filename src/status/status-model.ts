@@ -20,6 +20,8 @@ export interface StatusFacts {
   version: string;
   log?: string;
   serverPid?: number;
+  /** The model the launch command names (`run`), when the log has not named one. */
+  commandModel?: string;
 }
 
 export interface StatusModelOptions {
@@ -115,7 +117,7 @@ export class StatusModel {
       schema: STATUS_SCHEMA,
       command: facts.command,
       family: session.pack?.name ?? null,
-      model: this.model ?? null,
+      model: this.modelName() ?? null,
       verdict: this.verdictKind,
       stage,
       stage_elapsed_ms: Math.max(0, now - stageSince),
@@ -196,6 +198,15 @@ export class StatusModel {
     this.enteredAt = undefined;
     if (verdict.verdict === 'failed' && verdict.stage === 'ready') this.afterReady ??= { cause: verdict.cause ?? 'unknown', rule: verdict.rule ?? '', message: verdict.message ?? verdict.reason, line: verdict.decidedBy?.lineNo ?? 0 };
     this.revision++;
+  }
+
+  /**
+   * The log's argument dump says best: a session that tracks the start's facts (history) read it from
+   * every line; else the stage lines (SGLang's launch marker is its dump); else the command.
+   */
+  private modelName(): string | undefined {
+    const tracked = (this.options.session as { startFacts?: { model?: string } }).startFacts;
+    return tracked?.model ?? this.model ?? this.options.facts.commandModel;
   }
 
   private noteModel(text: string): void {

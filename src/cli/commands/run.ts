@@ -8,6 +8,7 @@ import { useColor, write, type Io } from '../io-context.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { listenHelp, packsOption } from '../options.js';
 import { familyFromCommand } from '../run-family.js';
+import { modelFromCommand } from '../run-model.js';
 import { superviseRun } from '../run-flow.js';
 import { openRunLog, type RunLog } from '../run-log-file.js';
 import { parseRunArgs, type RunOptions } from '../run-options.js';
@@ -96,7 +97,7 @@ interface RunStart {
 async function launchAndSupervise({ io, options, session, family, commandFamily, status }: RunStart): Promise<number> {
   const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
   const child = await launch(options, io, log);
-  status.setFacts({ serverPid: child.pid, log: log.path });
+  status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
   const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, status);
   const command = [options.command, ...options.args];
