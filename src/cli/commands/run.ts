@@ -55,7 +55,8 @@ ${listenHelp}
 so 'spinup watch --no-follow FILE' and 'spinup explain FILE' read it again later.
 
 Exit: 0 ready (with --then: its exit code) · 1 failed, or crashed/died after ready
-      2 stalled · 64 usage, or the --log file exists · 66 CMD not found · 78 invalid pack
+      2 stalled · 64 usage, or the --log file exists · 66 CMD not found
+      69 --listen port in use (nothing is launched) · 78 invalid pack
       130 interrupted (Ctrl-C: SIGINT to the server, SIGTERM/SIGKILL after --grace)`;
 
 export async function runCommand(args: string[], io: Io): Promise<number> {

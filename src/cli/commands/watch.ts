@@ -39,7 +39,8 @@ ${historyFlagsHelp}
   -h, --help          show this help
 
 Exit: 0 ready · 1 failed · 2 stalled · 3 input ended with no verdict · 64 usage
-      66 file not found (--no-follow) · 78 invalid pack · 130 interrupted`;
+      66 file not found (--no-follow) · 69 --listen port in use · 78 invalid pack
+      130 interrupted`;
 
 export async function watchCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
