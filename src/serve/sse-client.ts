@@ -1,26 +1,35 @@
 /**
- * One `/v1/events` subscriber. What it has not read yet waits in the response's own write buffer,
- * and only up to `maxBufferedBytes`: a client that stops reading (a stuck browser tab, a paused
- * `attach`) is dropped past that, instead of making spinup hold every event for it. It can
- * reconnect with `Last-Event-ID` and get what it missed from the event log.
+ * One `/v1/events` subscriber. It pulls from the event log what it has not had yet (the replay,
+ * then each new event), and only while the response's own write buffer holds less than
+ * `maxBufferedBytes`: the rest waits in the log, and goes out as the client reads ('drain'). So
+ * a client that stops reading (a stuck browser tab, a paused `attach`) costs at most its buffer;
+ * once it falls behind what the log keeps, it is dropped, and may reconnect with Last-Event-ID.
  */
 import type { ServerResponse } from 'node:http';
-import type { LoggedEvent } from '../status/event-log.js';
+import type { EventLog, LoggedEvent } from '../status/event-log.js';
 
 export const DEFAULT_SSE_BUFFER_BYTES = 256 * 1024;
 
 export class SseClient {
   private closed = false;
   private removed = false;
-  /** Dropped for leaving more than the buffer unread. */
+  /** Dropped for falling behind what the event log keeps. */
   overflowed = false;
 
   constructor(
     private readonly response: ServerResponse,
+    private readonly log: EventLog,
+    /** The id of the last event this client has (Last-Event-ID; 0 for none). */
+    private sentId: number,
     private readonly maxBufferedBytes: number,
     private readonly onGone: (client: SseClient) => void,
   ) {
+    response.on('drain', () => this.pump());
     response.on('close', () => this.gone());
+    if (sentId + 1 < log.oldestId) {
+      if (sentId > 0) this.comment(`events ${sentId + 1}-${log.oldestId - 1} are no longer kept`);
+      this.sentId = log.oldestId - 1;
+    }
   }
 
   /** Bytes written to this client that it has not taken yet (beyond what the kernel holds). */
@@ -28,13 +37,21 @@ export class SseClient {
     return this.response.writableLength;
   }
 
-  send(entry: LoggedEvent): void {
-    this.write(`id: ${entry.id}\nevent: ${entry.type}\ndata: ${entry.data}\n\n`);
+  /** Sends what the log holds beyond what this client has, as far as its buffer allows. */
+  pump(): void {
+    if (this.closed) return;
+    if (this.sentId + 1 < this.log.oldestId) return this.drop();
+    while (this.response.writableLength < this.maxBufferedBytes) {
+      const [next] = this.log.since(this.sentId, 1);
+      if (!next) return;
+      this.response.write(eventText(next));
+      this.sentId = next.id;
+    }
   }
 
-  /** A comment line: keeps proxies and idle timeouts from closing a quiet stream. */
+  /** A comment line: keeps proxies and idle timeouts from closing a quiet stream (a busy one needs none). */
   comment(text: string): void {
-    this.write(`: ${text}\n\n`);
+    if (!this.closed && this.response.writableLength < this.maxBufferedBytes) this.response.write(`: ${text}\n\n`);
   }
 
   end(): void {
@@ -43,16 +60,11 @@ export class SseClient {
     this.response.end();
   }
 
-  private write(text: string): void {
-    if (this.closed) return;
-    if (this.response.writableLength + Buffer.byteLength(text) > this.maxBufferedBytes) {
-      this.closed = true;
-      this.overflowed = true;
-      this.response.destroy();
-      this.gone();
-      return;
-    }
-    this.response.write(text);
+  private drop(): void {
+    this.closed = true;
+    this.overflowed = true;
+    this.response.destroy();
+    this.gone();
   }
 
   private gone(): void {
@@ -61,4 +73,8 @@ export class SseClient {
     this.removed = true;
     this.onGone(this);
   }
+}
+
+function eventText(entry: LoggedEvent): string {
+  return `id: ${entry.id}\nevent: ${entry.type}\ndata: ${entry.data}\n\n`;
 }

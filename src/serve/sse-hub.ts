@@ -20,12 +20,12 @@ export class SseHub {
   private readonly clients = new Set<SseClient>();
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
-  /** How many clients were dropped for not reading (for tests and curiosity). */
+  /** How many clients were dropped for falling behind the event log (for tests and curiosity). */
   dropped = 0;
 
   constructor(private readonly options: SseHubOptions) {
-    this.unsubscribe = options.model.subscribe((entry) => {
-      for (const client of this.clients) client.send(entry);
+    this.unsubscribe = options.model.subscribe(() => {
+      for (const client of this.clients) client.pump();
     });
     this.timer = setInterval(() => {
       for (const client of this.clients) client.comment('keepalive');
@@ -47,14 +47,13 @@ export class SseHub {
   add(req: IncomingMessage, res: ServerResponse): void {
     const after = lastEventId(req);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    const client = new SseClient(res, this.options.bufferBytes ?? DEFAULT_SSE_BUFFER_BYTES, (gone) => {
+    const log = this.options.model.log;
+    res.write(`: spinup events; ${log.latestId} so far\n\n`);
+    const client = new SseClient(res, log, after, this.options.bufferBytes ?? DEFAULT_SSE_BUFFER_BYTES, (gone) => {
       if (this.clients.delete(gone) && gone.overflowed) this.dropped++;
     });
     this.clients.add(client);
-    const log = this.options.model.log;
-    client.comment(`spinup events; ${log.latestId} so far`);
-    if (after > 0 && after + 1 < log.oldestId) client.comment(`events ${after + 1}-${log.oldestId - 1} are no longer kept`);
-    for (const entry of log.since(after)) client.send(entry);
+    client.pump();
   }
 
   close(): void {

@@ -60,14 +60,11 @@ export class EventLog {
     return entry;
   }
 
-  /** Every kept event with an id above `afterId` (0: all of them). */
-  since(afterId: number): LoggedEvent[] {
-    const out: LoggedEvent[] = [];
-    for (let i = this.head; i < this.entries.length; i++) {
-      const entry = this.entries[i]!;
-      if (entry.id > afterId) out.push(entry);
-    }
-    return out;
+  /** The kept events with an id above `afterId` (0: all of them), at most `limit`. Ids are consecutive, so this is a slice. */
+  since(afterId: number, limit = Infinity): LoggedEvent[] {
+    const skip = Math.max(0, afterId - this.oldestId + 1);
+    const start = this.head + skip;
+    return this.entries.slice(start, Math.min(this.entries.length, start + limit));
   }
 
   private get size(): number {

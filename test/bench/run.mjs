@@ -5,8 +5,8 @@
  *                           [--latency-runs 15] [--seed N] [--dir DIR] [--out bench-results.json]
  *                           [--only TEXT]
  *
- * --only measures just the rows whose name contains TEXT (e.g. `--only 'spinup watch'` for the
- * cost of the status API) and skips the replay, cold-start and latency figures.
+ * --only measures just the rows whose name contains TEXT (`--only status-api`: the three rows of
+ * the status API's cost) and skips the replay, cold-start and latency figures.
  *
  * The logs are generated (deterministically, see generate-log.mjs) into DIR (default: a
  * spinup-bench folder in the system temp dir) and kept there for the next run.
@@ -67,7 +67,7 @@ async function main() {
     { name: 'node: read + decode every line (JS floor)', log: big, command: process.execPath, args: [join(ROOT, 'test/bench/node-floor.mjs'), 'decode', big.file] },
     { name: 'spinup watch --no-follow --pack sglang', log: small, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', small.file], check: spinupFailedOom },
     { name: 'spinup watch --no-follow --pack sglang -  (stdin pipe)', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '-'], pipe: big.file, check: spinupFailedOom },
-  ].filter((tool) => only === undefined || tool.name.includes(only));
+  ].filter((tool) => only === undefined || tool.name.includes(only) || (only === 'status-api' && tool.api !== undefined));
   const samples = new Map(tools.map((tool) => [tool, []]));
   for (let run = 0; run < runs; run++) {
     for (const tool of tools) {
