@@ -152,16 +152,18 @@ function statusApiCost(tools, samples) {
   const row = (api) => tools.find((t) => t.api === api);
   const none = row('none');
   if (!none) return undefined;
-  const figures = (tool) => ({ wallMs: median(samples.get(tool).map((s) => s.wallMs)), rssMb: median(samples.get(tool).map((s) => s.rssKb)) / 1024 });
+  const cpu = (tool) => (samples.get(tool).every((s) => s.cpuMs !== undefined) ? median(samples.get(tool).map((s) => s.cpuMs)) : undefined);
+  const figures = (tool) => ({ wallMs: median(samples.get(tool).map((s) => s.wallMs)), cpuMs: cpu(tool), rssMb: median(samples.get(tool).map((s) => s.rssKb)) / 1024 });
+  const percent = (value, of) => (value === undefined || of === undefined ? undefined : round(((value - of) / of) * 100, 2));
   const base = figures(none);
   const cost = {};
   for (const api of ['socket', 'listen']) {
     const tool = row(api);
     if (!tool) continue;
     const f = figures(tool);
-    cost[api] = { wallMs: round(f.wallMs), timePercent: round(((f.wallMs - base.wallMs) / base.wallMs) * 100, 2), rssMb: round(f.rssMb), rssDeltaMb: round(f.rssMb - base.rssMb, 2) };
+    cost[api] = { wallMs: round(f.wallMs), timePercent: percent(f.wallMs, base.wallMs), cpuMs: f.cpuMs && round(f.cpuMs), cpuPercent: percent(f.cpuMs, base.cpuMs), rssMb: round(f.rssMb), rssDeltaMb: round(f.rssMb - base.rssMb, 2) };
   }
-  return { baseline: { wallMs: round(base.wallMs), rssMb: round(base.rssMb) }, ...cost };
+  return { baseline: { wallMs: round(base.wallMs), cpuMs: base.cpuMs && round(base.cpuMs), rssMb: round(base.rssMb) }, ...cost };
 }
 
 function spinupFailedOom(result) {
@@ -234,7 +236,9 @@ function printTable(results) {
   console.log('');
   if (results.statusApi) {
     for (const [api, c] of Object.entries(results.statusApi).filter(([k]) => k !== 'baseline')) {
-      console.log(`status API (${api === 'socket' ? 'unix socket, the default' : 'unix socket + --listen'}) vs --no-state: ${c.timePercent >= 0 ? '+' : ''}${c.timePercent}% time, ${c.rssDeltaMb >= 0 ? '+' : ''}${c.rssDeltaMb} MB median peak RSS`);
+      const signed = (n) => `${n >= 0 ? '+' : ''}${n}`;
+      const cpu = c.cpuPercent === undefined ? '' : `, ${signed(c.cpuPercent)}% CPU time (user+sys)`;
+      console.log(`status API (${api === 'socket' ? 'unix socket, the default' : 'unix socket + --listen'}) vs --no-state: ${signed(c.timePercent)}% wall time${cpu}, ${signed(c.rssDeltaMb)} MB median peak RSS`);
     }
   }
   if (!results.replay) return;
