@@ -94,7 +94,7 @@ export class LiveStatus implements EventSink {
     const id = newRunId(now, process.pid);
     try {
       ensureRunsDir(dir);
-      const socket = socketPathFor(dir, id, process.getuid?.() ?? 0, tmpdir());
+      const socket = socketPathFor({ dir, id, uid: process.getuid?.() ?? 0, tmp: tmpdir() });
       await this.server.listenUnix(socket);
       this.socket = socket;
     } catch (error) {

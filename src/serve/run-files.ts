@@ -57,7 +57,7 @@ export function ensureRunsDir(dir: string): void {
 }
 
 /** The socket beside the state file, or (when that path is too long for a socket) in a private folder in /tmp. */
-export function socketPathFor(dir: string, id: string, uid: number, tmp: string): string {
+export function socketPathFor({ dir, id, uid, tmp }: { dir: string; id: string; uid: number; tmp: string }): string {
   const beside = join(dir, `${id}.sock`);
   if (Buffer.byteLength(beside) <= MAX_SOCKET_PATH) return beside;
   const own = join(tmp, `spinup-${uid}`);

@@ -10,25 +10,35 @@ import type { EventLog, LoggedEvent } from '../status/event-log.js';
 
 export const DEFAULT_SSE_BUFFER_BYTES = 256 * 1024;
 
+export interface SseClientOptions {
+  response: ServerResponse;
+  log: EventLog;
+  /** Last-Event-ID: the client has every event up to this one (0: none). */
+  afterId: number;
+  maxBufferedBytes: number;
+  onGone: (client: SseClient) => void;
+}
+
 export class SseClient {
   private closed = false;
   private removed = false;
   /** Dropped for falling behind what the event log keeps. */
   overflowed = false;
 
-  constructor(
-    private readonly response: ServerResponse,
-    private readonly log: EventLog,
-    /** The id of the last event this client has (Last-Event-ID; 0 for none). */
-    private sentId: number,
-    private readonly maxBufferedBytes: number,
-    private readonly onGone: (client: SseClient) => void,
-  ) {
-    response.on('drain', () => this.pump());
-    response.on('close', () => this.gone());
-    if (sentId + 1 < log.oldestId) {
-      if (sentId > 0) this.comment(`events ${sentId + 1}-${log.oldestId - 1} are no longer kept`);
-      this.sentId = log.oldestId - 1;
+  private readonly response: ServerResponse;
+  private readonly log: EventLog;
+  private readonly maxBufferedBytes: number;
+  /** The id of the last event this client has. */
+  private sentId: number;
+
+  constructor(private readonly options: SseClientOptions) {
+    ({ response: this.response, log: this.log, maxBufferedBytes: this.maxBufferedBytes, afterId: this.sentId } = options);
+    this.response.on('drain', () => this.pump());
+    this.response.on('close', () => this.gone());
+    const oldest = this.log.oldestId;
+    if (this.sentId + 1 < oldest) {
+      if (this.sentId > 0) this.comment(`events ${this.sentId + 1}-${oldest - 1} are no longer kept`);
+      this.sentId = oldest - 1;
     }
   }
 
@@ -71,7 +81,7 @@ export class SseClient {
     this.closed = true;
     if (this.removed) return;
     this.removed = true;
-    this.onGone(this);
+    this.options.onGone(this);
   }
 }
 

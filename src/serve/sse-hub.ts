@@ -49,8 +49,14 @@ export class SseHub {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     const log = this.options.model.log;
     res.write(`: spinup events; ${log.latestId} so far\n\n`);
-    const client = new SseClient(res, log, after, this.options.bufferBytes ?? DEFAULT_SSE_BUFFER_BYTES, (gone) => {
-      if (this.clients.delete(gone) && gone.overflowed) this.dropped++;
+    const client = new SseClient({
+      response: res,
+      log,
+      afterId: after,
+      maxBufferedBytes: this.options.bufferBytes ?? DEFAULT_SSE_BUFFER_BYTES,
+      onGone: (gone) => {
+        if (this.clients.delete(gone) && gone.overflowed) this.dropped++;
+      },
     });
     this.clients.add(client);
     client.pump();

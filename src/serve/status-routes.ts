@@ -17,19 +17,28 @@ export interface RouteContext {
 export function statusRoutes({ model, events }: RouteContext): Map<string, Route> {
   const status = (): string => `${JSON.stringify(model.snapshot())}\n`;
   return new Map<string, Route>([
-    // ['/', (_req, res) => send(res, 200, 'text/html; charset=utf-8', livePageHtml())],  <- when src/report/live-page.ts lands
-    ['/livez', (_req, res) => send(res, 200, 'text/plain; charset=utf-8', 'live\n')],
-    ['/startupz', (_req, res) => send(res, model.started ? 200 : 503, JSON_TYPE, status())],
-    ['/readyz', (_req, res) => send(res, model.ready ? 200 : 503, JSON_TYPE, status())],
-    ['/v1/status', (_req, res) => send(res, 200, JSON_TYPE, status())],
+    // ['/', (_req, res) => send(res, { status: 200, type: HTML_TYPE, body: livePageHtml() })],  <- when src/report/live-page.ts lands
+    ['/livez', (_req, res) => send(res, { status: 200, type: TEXT_TYPE, body: 'live\n' })],
+    ['/startupz', (_req, res) => send(res, { status: model.started ? 200 : 503, type: JSON_TYPE, body: status() })],
+    ['/readyz', (_req, res) => send(res, { status: model.ready ? 200 : 503, type: JSON_TYPE, body: status() })],
+    ['/v1/status', (_req, res) => send(res, { status: 200, type: JSON_TYPE, body: status() })],
     ['/v1/events', events],
-    ['/metrics', (_req, res) => send(res, 200, METRICS_CONTENT_TYPE, metricsText(model.snapshot()))],
+    ['/metrics', (_req, res) => send(res, { status: 200, type: METRICS_CONTENT_TYPE, body: metricsText(model.snapshot()) })],
   ]);
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+export const TEXT_TYPE = 'text/plain; charset=utf-8';
+export const HTML_TYPE = 'text/html; charset=utf-8';
 
-export function send(response: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+export interface Answer {
+  status: number;
+  type: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+export function send(response: ServerResponse, { status, type, body, headers = {} }: Answer): void {
   response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body), ...headers });
   response.end(body);
 }

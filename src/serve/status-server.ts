@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { listenUrl, type ListenAddress } from '../status/listen-address.js';
 import type { StatusModel } from '../status/status-model.js';
 import { SseHub } from './sse-hub.js';
-import { send, statusRoutes, type Route } from './status-routes.js';
+import { send, statusRoutes, TEXT_TYPE, type Route } from './status-routes.js';
 
 export interface StatusServerOptions {
   model: StatusModel;
@@ -79,8 +79,8 @@ export class StatusServer {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req.url);
     const route = path === undefined ? undefined : this.routes.get(path);
-    if (!route) return send(res, 404, 'text/plain; charset=utf-8', `not found: the API serves ${[...this.routes.keys()].join(' ')}\n`);
-    if (req.method !== 'GET') return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed: the status API is read-only (GET)\n', { allow: 'GET' });
+    if (!route) return send(res, { status: 404, type: TEXT_TYPE, body: `not found: the API serves ${[...this.routes.keys()].join(' ')}\n` });
+    if (req.method !== 'GET') return send(res, { status: 405, type: TEXT_TYPE, body: 'method not allowed: the status API is read-only (GET)\n', headers: { allow: 'GET' } });
     route(req, res);
   }
 }

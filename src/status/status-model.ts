@@ -9,8 +9,8 @@ import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
 import { extractStartFacts } from '../core/start-facts.js';
 import { stripAnsi } from '../core/line-guard.js';
-import type { Stage } from '../core/vocabulary.js';
 import { EventLog, type EventLogLimits } from './event-log.js';
+import { StageDurations } from './stage-durations.js';
 import { STATUS_SCHEMA, type StatusSnapshot, type StatusVerdict } from './status-snapshot.js';
 
 export interface StatusFacts {
@@ -44,11 +44,8 @@ export class StatusModel {
   readonly log: EventLog;
   private verdictNow: Verdict | undefined;
   private afterReady: { cause: string; rule: string; message: string; line: number } | undefined;
-  /** Log time the current stage was entered: the classifier has moved on when a `stage` event says so. */
-  private enteredAt: number | undefined;
-  private currentStage: Stage = 'none';
   private readonly progress = new ProgressTracker();
-  private durations = new Map<Stage, number>();
+  private readonly durations = new StageDurations();
   private model: string | undefined;
   private maxLine = 0;
   private readonly listeners = new Set<EventListener>();
@@ -135,7 +132,7 @@ export class StatusModel {
           }
         : null,
       budget: budget ?? null,
-      stages: [...this.durations].map(([name, ms]) => ({ stage: name, duration_ms: ms })),
+      stages: this.durations.list(),
       reason: verdict?.reason ?? null,
       cause: verdict?.cause ?? null,
       rule: verdict?.rule ?? null,
@@ -159,17 +156,14 @@ export class StatusModel {
     this.progress.observe(event);
     switch (event.type) {
       case 'stage':
-        if (event.from !== 'none' && this.enteredAt !== undefined) this.durations.set(event.from, (this.durations.get(event.from) ?? 0) + Math.max(0, event.at - this.enteredAt));
-        this.enteredAt = event.at;
-        this.currentStage = event.stage;
+        this.durations.enter(event.stage, event.at);
         this.noteModel(event.line.text);
         this.revision++;
         break;
       case 'restart':
-        this.durations = new Map();
+        this.durations.reset();
         this.verdictNow = undefined;
         this.afterReady = undefined;
-        this.enteredAt = undefined;
         this.revision++;
         break;
       case 'after-ready-failure':
@@ -191,11 +185,7 @@ export class StatusModel {
 
   private settle(verdict: Verdict): void {
     this.verdictNow = verdict;
-    // The stage a verdict ends in is over too (READY itself takes no time).
-    if (this.enteredAt !== undefined && this.currentStage !== 'none' && this.currentStage !== 'ready') {
-      this.durations.set(this.currentStage, (this.durations.get(this.currentStage) ?? 0) + Math.max(0, verdict.at - this.enteredAt));
-    }
-    this.enteredAt = undefined;
+    this.durations.close(verdict.at);
     if (verdict.verdict === 'failed' && verdict.stage === 'ready') this.afterReady ??= { cause: verdict.cause ?? 'unknown', rule: verdict.rule ?? '', message: verdict.message ?? verdict.reason, line: verdict.decidedBy?.lineNo ?? 0 };
     this.revision++;
   }
