@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   status: async () => (await import('./commands/status.js')).statusCommand,
   attach: async () => (await import('./commands/attach.js')).attachCommand,
   probe: async () => (await import('./commands/probe.js')).probeCommand,
+  report: async () => (await import('./commands/report.js')).reportCommand,
 };
 
 export const mainHelp = `spinup: is the LLM server up, did it fail and why, or is it stuck, and where?
@@ -34,6 +35,7 @@ Commands:
   status [ID]           the starts being watched on this host, and recent ones
   attach [ID]           follow a start another spinup watches, from any terminal
   probe URL|ID          one question to a watched start (--startup --ready --live): exit 0/1
+  report LOG...         one self-contained HTML timeline of starts (or --history)
 
 Run 'spinup <command> --help' for the options of one command.
 

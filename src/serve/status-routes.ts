@@ -1,9 +1,11 @@
 /**
  * The status API's routes: a fixed table from path to handler, so no part of a request ever
- * reaches the file system. `/` is reserved for the live HTML page: registering it is one line.
+ * reaches the file system. `/` is the live HTML page (src/report/live-page.ts), drawn in the
+ * browser from `/v1/events` and `/v1/status`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { METRICS_CONTENT_TYPE, metricsText } from '../status/metrics-text.js';
+import { livePageHtml } from '../report/live-page.js';
 import type { StatusModel } from '../status/status-model.js';
 
 export type Route = (request: IncomingMessage, response: ServerResponse) => void;
@@ -16,8 +18,10 @@ export interface RouteContext {
 
 export function statusRoutes({ model, events }: RouteContext): Map<string, Route> {
   const status = (): string => `${JSON.stringify(model.snapshot())}\n`;
+  // The live page is the same text every time: built on the first visit only.
+  let page: string | undefined;
   return new Map<string, Route>([
-    // ['/', (_req, res) => send(res, { status: 200, type: HTML_TYPE, body: livePageHtml() })],  <- when src/report/live-page.ts lands
+    ['/', (_req, res) => send(res, { status: 200, type: HTML_TYPE, body: (page ??= livePageHtml()) })],
     ['/livez', (_req, res) => send(res, { status: 200, type: TEXT_TYPE, body: 'live\n' })],
     ['/startupz', (_req, res) => send(res, { status: model.started ? 200 : 503, type: JSON_TYPE, body: status() })],
     ['/readyz', (_req, res) => send(res, { status: model.ready ? 200 : 503, type: JSON_TYPE, body: status() })],

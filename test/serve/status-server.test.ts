@@ -62,7 +62,7 @@ describe('status server routes', () => {
     ['DELETE', '/readyz', 405],
     ['HEAD', '/livez', 405],
     ['GET', '/nope', 404],
-    ['GET', '/', 404],
+    ['POST', '/', 405],
     ['GET', '/v1/status/../../etc/passwd', 404],
     ['GET', '/metrics/', 404],
     ['POST', '/v1/nodes/1/events', 404],
@@ -72,6 +72,16 @@ describe('status server routes', () => {
     const answer = await raw(url, method, path);
     expect(answer.status).toBe(status);
     if (status === 405) expect(answer.headers.allow).toBe('GET');
+  });
+
+  it('serves the live page at /: HTML that follows v1/events relative to itself', async () => {
+    const { model } = statusModel();
+    const { url } = await serve(model);
+    const answer = await raw(url, 'GET', '/');
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(answer.body).toMatch(/^<!doctype html>/i);
+    expect(answer.body).toContain("new EventSource('v1/events')");
   });
 
   it('ignores the query string: /v1/status?x=1 is /v1/status', async () => {
