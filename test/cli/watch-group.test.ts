@@ -124,6 +124,7 @@ describe('spinup watch FILE FILE (the two real node logs of sglang#3398)', () =>
     { args: ['--group-size', 'two', NODE0, NODE1], error: /--group-size wants a number/ },
     { args: ['-', '-'], error: /only one node can read stdin/ },
     { args: ['--node', '1=cmd:'], error: /cmd: needs a command/ },
+    { args: ['--listen', '127.0.0.1:0', NODE0, NODE1], error: /--listen serves one log for now/ },
   ])('usage error: $args', async ({ args, error }) => {
     const run = await runMain(['watch', '--no-follow', ...args]);
     expect(run.code).toBe(64);
