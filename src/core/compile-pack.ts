@@ -83,6 +83,7 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
     failures: [],
     frameFailures: [],
     budgets: {},
+    coldFloors: {},
     stageRank: rankStages(family),
     defaultBudgetMs: DEFAULT_BUDGET_MS,
     settleMs: DEFAULT_SETTLE_MS,
@@ -103,6 +104,7 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
     }
     for (const stage of source.stages ?? []) {
       if (stage.budget !== undefined) pack.budgets[stage.stage] ??= requireDuration(stage.budget, name, `stage ${stage.stage}`);
+      if (stage.cold_floor !== undefined) pack.coldFloors[stage.stage] ??= requireDuration(stage.cold_floor, name, `stage ${stage.stage} cold_floor`);
       for (const rule of stage.markers) pack.markers.push(marker(base(rule, 'stage', name), stage.stage, rule));
     }
     for (const rule of source.progress ?? []) {

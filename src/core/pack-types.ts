@@ -34,6 +34,11 @@ export interface StageSource {
   stage: Stage;
   /** Longest silence (no progress, no new line but heartbeats) tolerated in this stage. */
   budget?: string;
+  /**
+   * The least a budget learned from earlier starts may be: the stage's time depends on disk,
+   * caches or the network, so warm starts say nothing about a cold one.
+   */
+  cold_floor?: string;
   markers: MarkerRuleSource[];
 }
 
@@ -164,6 +169,8 @@ export interface CompiledPack {
   /** Failures judged by the frame an exception was raised in (see `in_frame`). */
   frameFailures: CompiledFailure[];
   budgets: Partial<Record<Stage, number>>;
+  /** Per stage, the least a learned budget may be (`cold_floor`). */
+  coldFloors: Partial<Record<Stage, number>>;
   /**
    * Startup order of this family, from the order of its `stages` list (vLLM compiles before
    * it sizes the KV cache; SGLang the other way round). `none` is -1, `ready` is last.

@@ -55,6 +55,11 @@ export const packSchema = {
         properties: {
           stage,
           budget: duration,
+          cold_floor: {
+            ...duration,
+            description:
+              'The least a learned budget may be here: this stage takes longer cold (weights read from disk or downloaded, empty compile or kernel caches) than any warm start shows.',
+          },
           markers: { type: 'array', items: rule({ restart: { type: 'boolean' }, reenter_from: stage }) },
         },
       },
