@@ -44,6 +44,8 @@ export interface Verdict {
   proc?: string;
   /** Lines set aside: wrappers and symptoms of the root cause. */
   symptoms: Evidence[];
+  /** `evidence` is only a wrapper saying the cause was printed before it (a tail of the log, another process's log). */
+  causeElsewhere?: boolean;
   // stalled
   silentMs?: number;
   budget?: Budget;

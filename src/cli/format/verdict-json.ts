@@ -15,6 +15,7 @@ export function verdictJson(verdict: Verdict, extra: Record<string, unknown> = {
     reason: verdict.reason,
     evidence: verdict.evidence.map((e) => ({ line: e.lineNo, text: e.text, rank: e.rank, proc: e.proc })),
     symptoms: verdict.symptoms.map((e) => ({ line: e.lineNo, text: e.text })),
+    cause_elsewhere: verdict.causeElsewhere,
     rank: verdict.rank,
     proc: verdict.proc,
     silent_ms: verdict.silentMs,

@@ -42,7 +42,13 @@ function formatFailed(c: Colors, verdict: Verdict, family: string): string {
   if (verdict.rule) lines.push(row(c, 'rule', verdict.rule));
   const where = [verdict.rank, verdict.proc].filter(Boolean).join(', ');
   if (where) lines.push(row(c, 'process', where));
-  verdict.evidence.forEach((evidence, index) => lines.push(...lineRow(c, index === 0 ? 'root cause' : '', evidence, c.red)));
+  if (verdict.causeElsewhere) {
+    // Only a wrapper ("See root cause above"): say where the cause is instead of quoting it as one.
+    lines.push(row(c, 'root cause', "not in this input: the log says it was printed earlier (above the part given, or in another process's log)"));
+    verdict.evidence.forEach((evidence, index) => lines.push(...lineRow(c, index === 0 ? 'wrapper' : '', evidence)));
+  } else {
+    verdict.evidence.forEach((evidence, index) => lines.push(...lineRow(c, index === 0 ? 'root cause' : '', evidence, c.red)));
+  }
   if (verdict.symptoms.length > 0) {
     const first = verdict.symptoms[0]!;
     const more = verdict.symptoms.length > 1 ? ` (+${verdict.symptoms.length - 1} more)` : '';
