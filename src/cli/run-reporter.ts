@@ -67,7 +67,7 @@ export class RunReporter {
     const { verdict } = decision;
     if (this.mode === 'json') {
       const json = verdictJson(verdict, {
-        family: this.session.pack?.name,
+        family: this.session.pack?.isShared ? undefined : this.session.pack?.name,
         decided_by: decision.by,
         process: {
           pid: facts.pid,

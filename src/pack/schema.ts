@@ -44,7 +44,10 @@ export const packSchema = {
       additionalProperties: false,
       properties: { default_budget: duration, settle: duration },
     },
-    detect: { type: 'array', items: rule() },
+    detect: {
+      type: 'array',
+      items: rule({ clue: { type: 'boolean', description: 'A clue, not proof: counted with the other clues, never decisive alone.' } }),
+    },
     prefixes: { type: 'array', items: rule({ logger: { type: 'boolean' } }) },
     stages: {
       type: 'array',

@@ -16,6 +16,8 @@ export function verdictJson(verdict: Verdict, extra: Record<string, unknown> = {
     evidence: verdict.evidence.map((e) => ({ line: e.lineNo, text: e.text, rank: e.rank, proc: e.proc })),
     symptoms: verdict.symptoms.map((e) => ({ line: e.lineNo, text: e.text })),
     cause_elsewhere: verdict.causeElsewhere,
+    family_unknown: verdict.familyUnknown,
+    lines_read: verdict.linesRead,
     rank: verdict.rank,
     proc: verdict.proc,
     silent_ms: verdict.silentMs,

@@ -113,7 +113,8 @@ export class WatchReporter {
     };
     switch (event.type) {
       case 'family':
-        return `${this.c.dim('spinup:')} family ${event.family}${event.detected ? (event.certain ? ' (detected)' : ' (guessed)') : ''}`;
+        if (event.detected && !event.certain) return `${this.c.dim('spinup:')} family not known: the lines do not say which server this is; only the shared rules apply (--pack names it)`;
+        return `${this.c.dim('spinup:')} family ${event.family}${event.detected ? ' (detected)' : ''}`;
       case 'stage': {
         const note = stageNote(this.session, event.stage);
         return `${elapsed(event.at)} stage ${this.c.bold(event.stage)}${event.reentered ? ' (again)' : ''}  ${this.c.dim(`line ${event.line.lineNo}`)}${note ? `  ${this.c.dim(note)}` : ''}`;
