@@ -48,4 +48,25 @@ describe('13.7: family detection', () => {
     if (family?.type === 'family' && !family.certain) expect(detected.verdict.rule ?? 'common/', pair.name).toMatch(/^(?:common|core)\//);
     else expect(detected.family).toBe(pair.expected.family);
   });
+
+  it('13.7: a tail of a log (kubectl logs --tail 200) is known without its banner; a shorter one is never taken for the other family', () => {
+    const wrong: string[] = [];
+    let known = 0;
+    let long = 0;
+    for (const pair of named.filter((p) => p.expected.family !== undefined)) {
+      const lines = readFileSync(pair.log, 'utf8').split('\n');
+      for (const n of [200, 60, 20]) {
+        if (lines.length <= n + 1) continue;
+        const { family } = classifyText(lines.slice(-n - 1).join('\n'), { packs });
+        if (family !== 'unknown' && family !== pair.expected.family) wrong.push(`${pair.name} tail ${n}: ${family}`);
+        if (n === 200) {
+          long++;
+          if (family === pair.expected.family) known++;
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(long).toBeGreaterThan(10);
+    expect(known).toBe(long);
+  });
 });
