@@ -10,6 +10,7 @@
  * one is said plainly, with no verdict.
  */
 import { Classifier, type ClassifierOptions } from './classifier.js';
+import { compilePack } from './compile-pack.js';
 import { FamilyDetector } from './detect-family.js';
 import type { ClassifierEvent, Verdict } from './events.js';
 import { guardFrames } from './line-guard.js';
@@ -112,10 +113,10 @@ export class Session {
     if (this.detector!.evidence === 'none' && this.held.length > HELD_WITHOUT_EVIDENCE) this.held.shift();
   }
 
-  /** The lines show clues but no family: the shared rules alone (or, with no shared pack, the first family's). */
+  /** The lines show clues but no family: the shared rules alone (none, for packs that include none). */
   private startShared(): SessionEvent[] {
-    const first = this.options.packs[0]!;
-    return this.start(first.shared ?? first, false);
+    const shared = this.options.packs[0]?.shared ?? { ...compilePack([{ pack: 'shared', description: 'no shared rules' }]), isShared: true };
+    return this.start(shared, false);
   }
 
   private start(pack: CompiledPack, certain: boolean): SessionEvent[] {

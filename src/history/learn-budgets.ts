@@ -7,11 +7,6 @@
  *
  *   learned = clamp(3 × slowest + 2 min, floor, pack budget), used only when below the pack's
  *
- * - The floor is never below the stage's `cold_floor` in the pack. Where a stage's time depends
- *   on disk, caches or the network (weights read with a cold page cache or downloaded, an empty
- *   torch.compile or kernel cache), the history is mostly warm starts, and a cold one can take
- *   30 times as long while healthy: warm starts alone must not call it a stall (the seed's
- *   engineer lost time to a 313 s load taken for a hang; a learned 2m24s did the same).
  * - Same setup (family, model, tp, quantization, speculative) on this host, at least 2 ready
  *   starts: floor 2 min. This is what "normal for this model here" means.
  * - Otherwise, family-wide on this host (any model), at least 3 ready starts of 3 setups:
@@ -19,6 +14,11 @@
  *   story of a 547 GB model loading for 5 minutes). Other models can say "nothing here ever
  *   sat 45 minutes in cuda_graph"; they cannot say "2 minutes is enough for yours". On the
  *   shipped fixtures a 2-minute family floor turned three failures into false stalls.
+ * - The floor is never below the stage's `cold_floor` in the pack. Where a stage's time depends
+ *   on disk, caches or the network (weights read with a cold page cache or downloaded, an empty
+ *   torch.compile or kernel cache), the history is mostly warm starts, and a cold one can take
+ *   30 times as long while healthy: warm starts alone must not call it a stall (the seed's
+ *   engineer lost time to a 313 s load taken for a hang; a learned 2m24s did the same).
  * - Learning only ever tightens: a learned budget above the pack's is not used (`--stall`
  *   loosens). Stalled, failed and unfinished starts never teach: their last stage did not end.
  */
