@@ -74,6 +74,11 @@ export class Session {
     return this.timeline?.now ?? 0;
   }
 
+  /** Lines read while no classifier runs yet: none of them has said which server wrote the log. */
+  get linesBeforeFamily(): number {
+    return this.timeline ? 0 : this.heldCount;
+  }
+
   /** The latest verdict given (a later run in the same log may still replace it). */
   get verdict(): Verdict | undefined {
     return this.lastVerdict;

@@ -51,4 +51,13 @@ describe('13.8: logs of other programs', () => {
     expect(verdict.hint).toBeUndefined();
     expect(json.code).toBe(3);
   });
+
+  it('13.8: followed, such a log waits for a server; at --timeout it says what was seen', async () => {
+    const file = join(dir, 'follow-java.log');
+    writeFileSync(file, `${JAVA.join('\n')}\n`);
+    const run = await runMain(['watch', '--no-history', '--timeout', '1s', file]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`timed out after 1s with no verdict: ${JAVA.length} line(s) seen, none yet says which server wrote them`);
+  }, 20_000);
 });

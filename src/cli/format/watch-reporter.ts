@@ -94,7 +94,8 @@ export class WatchReporter {
   /** Where things stood, for Ctrl-C and timeouts. */
   standing(): string {
     const state = this.session.classifier?.state;
-    const status = this.statusText() ?? 'no log line seen yet';
+    const waiting = this.session.linesBeforeFamily;
+    const status = this.statusText() ?? (waiting > 0 ? `${waiting} line(s) seen, none yet says which server wrote them` : 'no log line seen yet');
     const last = state?.lastLine ? `\n  last line ${state.lastLine.lineNo}: ${clip(state.lastLine.text, 200)}` : '';
     return `${status}${last}`;
   }
