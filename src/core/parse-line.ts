@@ -68,7 +68,18 @@ function firstPrefix(
   return undefined;
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** syslog's `Mar 10` (groups `mon` and `day`) as `03-10`. */
+function monthDay(groups: Record<string, string | undefined>): string | undefined {
+  const month = groups.mon === undefined ? -1 : MONTHS.indexOf(groups.mon);
+  const day = groups.day?.trim();
+  if (month < 0 || day === undefined) return groups.md;
+  return `${String(month + 1).padStart(2, '0')}-${day.padStart(2, '0')}`;
+}
+
 function absorb(frame: ParsedFrame, prefix: CompiledPrefix, groups: Record<string, string | undefined>): void {
+  groups = { ...groups, md: monthDay(groups) };
   // The outermost timestamp gives the time: a collector (kubectl, docker, journald, CI) stamps
   // every line, tracebacks and progress bars included, in one format and one zone, while the
   // server's own stamps inside it are missing from some lines and may be in another zone.

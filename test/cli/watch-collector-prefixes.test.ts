@@ -35,6 +35,7 @@ describe('13.6: the log clock behind collector prefixes', () => {
     ['docker', 0],
     ['docker', 8],
     ['journald', 0],
+    ['journald-short', 0],
   ])('13.6: sglang/17 behind %s (zone %dh) is STALLED in warmup at 5 minutes', async ([collector, zone]) => {
     const { code, verdict } = await watchJson(wrapped(SGLANG_17, collector, zone));
     expect(verdict).toMatchObject({ verdict: 'stalled', stage: 'warmup', silent_ms: 300_000 });
@@ -48,7 +49,7 @@ describe('13.6: the log clock behind collector prefixes', () => {
     expect(run.stdout).toContain('elapsed    7m06s');
   });
 
-  it.for<Collector>(['kubectl', 'journald'])('13.6: vllm/10 behind %s keeps its 46 minutes and its process tag', async (collector) => {
+  it.for<Collector>(['kubectl', 'journald', 'journald-short'])('13.6: vllm/10 behind %s keeps its 46 minutes and its process tag', async (collector) => {
     const bare = await watchJson(join(repoRoot, VLLM_10));
     const { code, verdict } = await watchJson(wrapped(VLLM_10, collector, 0));
     expect(verdict).toMatchObject({ verdict: 'failed', stage: 'kv_cache', cause: 'kv_cache_memory', proc: 'EngineCore' });

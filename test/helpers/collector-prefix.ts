@@ -4,7 +4,7 @@
  * The time given to a line is the log's own (its last server timestamp, which lines without one
  * inherit), shifted by the collector's zone: collectors print UTC, servers their local time.
  */
-export type Collector = 'kubectl' | 'docker' | 'journald';
+export type Collector = 'kubectl' | 'docker' | 'journald' | 'journald-short';
 
 const FULL = /\b(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})/;
 const YEARLESS = /\b(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})/;
@@ -20,6 +20,12 @@ function serverTime(line: string, year: number): number | undefined {
 function stamp(collector: Collector, ms: number, index: number): string {
   const iso = new Date(ms).toISOString().slice(0, 19);
   if (collector === 'journald') return `${iso}+0000 gpu-node-7 python3[41233]: `;
+  if (collector === 'journald-short') {
+    // `journalctl`'s default: `Mar 10 16:21:32 host ident[pid]: `, the day padded with a space.
+    const date = new Date(ms);
+    const month = date.toLocaleString('en-US', { month: 'short', timeZone: 'UTC' });
+    return `${month} ${String(date.getUTCDate()).padStart(2, ' ')} ${iso.slice(11)} gpu-node-7 python3[41233]: `;
+  }
   // Nanoseconds that keep lines within one second in order, as a collector's do.
   return `${iso}.${String((index * 7919) % 1_000_000_000).padStart(9, '0')}Z `;
 }
