@@ -41,7 +41,7 @@ export function classifyText(
   for (const line of logLines(text)) events.push(...session.push(line));
   if (options.thenIdleMs) events.push(...session.tick({ idleMs: options.thenIdleMs }));
   events.push(...session.end());
-  return { verdict: session.verdict!, family: session.pack!.name, events, origin: session.logOrigin };
+  return { verdict: session.verdict!, family: session.pack && !session.pack.isShared ? session.pack.name : 'unknown', events, origin: session.logOrigin };
 }
 
 export function runCase(pair: FixturePair, options: ReplayOptions): CaseResult {
