@@ -7,7 +7,8 @@ import { clip, formatVerdict } from './verdict-text.js';
 
 export function formatGroupVerdict(group: GroupVerdict, options: { color: boolean; family?: string }): string {
   const c = pc.createColors(options.color);
-  const [, ...body] = formatVerdict(namedVerdict(group), options).split('\n');
+  // The rows below the group's are its named node's own (their `why` is that node's reason).
+  const [, ...body] = formatVerdict({ ...namedVerdict(group), reason: group.detail?.reason ?? group.reason }, options).split('\n');
   const family = options.family ? ` ${c.dim(options.family)}` : '';
   const of = `of ${group.nodes.length}`;
   const detail = group.detail;
@@ -17,7 +18,8 @@ export function formatGroupVerdict(group: GroupVerdict, options: { color: boolea
     stalled: `${c.bold(c.yellow('STALLED'))}${family}  node ${group.node} ${of}, in stage ${c.bold(group.stage)}`,
     incomplete: `${c.bold(c.cyan('INCOMPLETE'))}${family}  group ${of}: the input ended before any verdict (node ${group.node} furthest behind, in stage ${group.stage})`,
   }[group.verdict];
-  const rows = [row(c, 'group', `${group.reason}`), ...body];
+  const shown = group.stalledNode !== undefined && group.stalledNode !== group.node ? `; the rows below are node ${group.stalledNode}'s` : '';
+  const rows = [row(c, 'group', `${group.reason}${shown}`), ...body];
   for (const aside of group.setAside) {
     const v = aside.verdict;
     const line = v.evidence[0] ?? v.decidedBy;
