@@ -28,7 +28,8 @@ export class GroupReporter {
 
   events(events: readonly GroupEvent[]): void {
     for (const event of events) {
-      if (event.type === 'node' && event.event.type === 'family') this.families.set(event.node, event.event.family);
+      // A family only the shared rules stand for (too few lines to tell) names no server.
+      if (event.type === 'node' && event.event.type === 'family' && event.event.certain) this.families.set(event.node, event.event.family);
       if (this.mode === 'json') write(this.io.stdout, `${JSON.stringify(groupEventJson(event))}\n`);
       else if (this.mode === 'lines') {
         const text = this.describe(event);
@@ -81,7 +82,8 @@ export class GroupReporter {
     const prefix = `[${formatDuration(groupAt).padStart(6)}] ${this.c.bold(`node ${n}`)}`;
     switch (event.type) {
       case 'family':
-        return `${this.c.dim('spinup:')} node ${n}: family ${event.family}${event.detected ? (event.certain ? ' (detected)' : ' (guessed)') : ''}`;
+        if (event.detected && !event.certain) return `${this.c.dim('spinup:')} node ${n}: family not known: its lines do not say which server this is; only the shared rules apply (--pack names it)`;
+        return `${this.c.dim('spinup:')} node ${n}: family ${event.family}${event.detected ? ' (detected)' : ''}`;
       case 'stage':
         return `${prefix} stage ${this.c.bold(event.stage)}${event.reentered ? ' (again)' : ''}  ${this.c.dim(`line ${event.line.lineNo}`)}`;
       case 'warning':
