@@ -16,6 +16,7 @@ import type { RunLog } from './run-log-file.js';
 import type { RunOptions } from './run-options.js';
 import type { RunFacts, RunReporter } from './run-reporter.js';
 import { runThen } from './run-then.js';
+import type { GroupHead } from './group-head.js';
 
 /** After a FAILED verdict from the log, how long the server may take to exit by itself before SIGTERM. */
 const LAST_WORDS_MS = 1_000;
@@ -29,6 +30,8 @@ export interface RunContext {
   reporter: RunReporter;
   /** Called when the server is deliberately left running (--keep-on-fail). */
   onRelease: () => void;
+  /** The head of a multi-node start: the run's verdict is the group's. */
+  group?: GroupHead;
 }
 
 export async function superviseRun(ctx: RunContext): Promise<number> {
@@ -64,16 +67,17 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
   });
   const flow = new Flow(ctx, supervisor);
   try {
-    const startup = await supervisor.startup();
+    const { group } = ctx;
+    const startup = group ? await group.startup(supervisor.startup(), io.signal) : await supervisor.startup();
     if (startup.kind === 'interrupted') return await flow.interrupted(true);
-    reporter.verdict(startup.decision, facts);
+    if (!group) reporter.verdict(startup.decision, facts);
     if (startup.decision.verdict.verdict !== 'ready') return await flow.failed(startup.decision);
     if (options.then !== undefined) {
       echo = false;
       return await flow.then(options.then);
     }
     reporter.note(`attached: streaming the server's output to ${log.shown}; a crash ends the run (exit 1), Ctrl-C stops the server`, { type: 'attached', log: log.shown });
-    const after = await supervisor.attached();
+    const after = group ? await Promise.race([supervisor.attached(), group.afterReady.then((decision) => ({ kind: 'decided' as const, decision }))]) : await supervisor.attached();
     if (after.kind === 'interrupted') return await flow.interrupted(false);
     reporter.verdict(after.decision, facts);
     return await flow.failed(after.decision);

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { UsageError } from './errors.js';
 import type { ListenAddress } from '../status/listen-address.js';
 import { durationOption, listenOption } from './options.js';
+import { groupRunOptions, groupRunParseOptions, type GroupRunOptions } from './group-run-options.js';
 
 export interface RunOptions {
   command: string;
@@ -22,6 +23,8 @@ export interface RunOptions {
   listen?: ListenAddress;
   /** --no-state: no state file, no unix socket. */
   noState: boolean;
+  /** A multi-node start across machines (see group-run-options.ts). */
+  group: GroupRunOptions;
 }
 
 export type ParsedRunArgs = { kind: 'help' } | { kind: 'usage'; message: string } | { kind: 'run'; options: RunOptions };
@@ -50,6 +53,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       quiet: { type: 'boolean', short: 'q' },
       listen: { type: 'string' },
       'no-state': { type: 'boolean' },
+      ...groupRunParseOptions,
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -80,6 +84,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       quiet: Boolean(values.quiet),
       listen: listenOption(values.listen),
       noState: Boolean(values['no-state']),
+      group: groupRunOptions(values),
     },
   };
 }

@@ -32,7 +32,7 @@ export interface SupervisorOptions {
 }
 
 /** What decided a verdict. */
-export type DecidedBy = 'log' | 'process' | 'health' | 'timeout';
+export type DecidedBy = 'log' | 'process' | 'health' | 'timeout' | 'group';
 
 export interface Decision {
   verdict: Verdict;

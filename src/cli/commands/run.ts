@@ -13,6 +13,11 @@ import { superviseRun } from '../run-flow.js';
 import { openRunLog, type RunLog } from '../run-log-file.js';
 import { parseRunArgs, type RunOptions } from '../run-options.js';
 import { RunReporter } from '../run-reporter.js';
+import { eventJson } from '../format/verdict-json.js';
+import { GroupHead } from '../group-head.js';
+import { groupRole, groupRunHelp, type GroupRole } from '../group-run-options.js';
+import { GroupPusher } from '../../serve/group-pusher.js';
+import type { EventSink } from '../live-status.js';
 
 export const runHelp = `Usage: spinup run [options] -- CMD [ARGS...]
 
@@ -49,6 +54,7 @@ Options:
   --json              one JSON event per line on stdout; the server's lines go to the log only
   -q, --quiet         do not echo the server's lines; print only the verdict
 ${listenHelp}
+${groupRunHelp}
   -h, --help          show this help
 
 "line N" in a verdict is line N of the log file, which holds the server's output only,
@@ -74,16 +80,47 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const commandFamily = packFamily === undefined ? familyFromCommand(options.command, options.args) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
   const session = new Session({ packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } });
+  const role = groupRole(options.group, options.listen, io.env);
   // Bound before the launch: a taken --listen port fails the run before a server starts.
   const status = await LiveStatus.start({ io, command: 'run', session, listen: options.listen, state: !options.noState });
+  const group = groupParts(role, { io, options, session, status });
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await launchAndSupervise({ io, options, session, family, commandFamily, status });
+    code = await launchAndSupervise({ io, options, session, family, commandFamily, status, ...group });
     return code;
   } finally {
+    group.head?.close();
+    // The follower's last words (its verdict) reach the head if it can be reached soon; its exit code is its own.
+    await group.pusher?.close(PUSH_LAST_WORDS_MS);
     await status.close(code);
   }
+}
+
+/** How long a follower's verdict may take to reach the head before `run` exits anyway. */
+const PUSH_LAST_WORDS_MS = 2_000;
+
+interface GroupParts {
+  head?: GroupHead;
+  pusher?: GroupPusher;
+}
+
+function groupParts(role: GroupRole, { io, options, session, status }: { io: Io; options: RunOptions; session: Session; status: LiveStatus }): GroupParts {
+  if (role.role === 'single') return {};
+  const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
+  if (role.role === 'head') {
+    return { head: new GroupHead({ io, mode, color: useColor(io, 'stderr'), session, status, expected: role.expected, heartbeatMs: role.heartbeatMs, token: role.token }) };
+  }
+  const pusher = new GroupPusher({
+    leader: role.leader,
+    node: role.node,
+    token: role.token,
+    heartbeatMs: role.heartbeatMs,
+    toJson: eventJson,
+    onProblem: (text) => write(io.stderr, `spinup: ${text}\n`),
+  });
+  pusher.start();
+  return { pusher };
 }
 
 interface RunStart {
@@ -93,18 +130,26 @@ interface RunStart {
   family: string | undefined;
   commandFamily: string | undefined;
   status: LiveStatus;
+  head?: GroupHead;
+  pusher?: GroupPusher;
 }
 
-async function launchAndSupervise({ io, options, session, family, commandFamily, status }: RunStart): Promise<number> {
+async function launchAndSupervise({ io, options, session, family, commandFamily, status, head, pusher }: RunStart): Promise<number> {
   const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
   const child = await launch(options, io, log);
   status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
-  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, status);
+  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, teeSinks([status, head, pusher]));
   const command = [options.command, ...options.args];
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
-  return supervise(child, { io, options, session, log, reporter });
+  return supervise(child, { io, options, session, log, reporter, group: head });
+}
+
+/** The status API, and for a group the head or the push to it: every one sees every event. */
+function teeSinks(sinks: (EventSink | undefined)[]): EventSink {
+  const all = sinks.filter((s): s is EventSink => s !== undefined);
+  return { events: (events) => all.forEach((s) => s.events(events)), verdict: (verdict) => all.forEach((s) => s.verdict(verdict)) };
 }
 
 async function launch(options: RunOptions, io: Io, log: RunLog): Promise<Child> {
