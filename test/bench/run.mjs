@@ -6,7 +6,8 @@
  *                           [--only TEXT]
  *
  * --only measures just the rows whose name contains TEXT (`--only status-api`: the three rows of
- * the status API's cost) and skips the replay, cold-start and latency figures.
+ * the status API's cost) and skips the replay, cold-start and latency figures. `--only group`:
+ * just the simulated 16-node group (group-16.mjs).
  *
  * The logs are generated (deterministically, see generate-log.mjs) into DIR (default: a
  * spinup-bench folder in the system temp dir) and kept there for the next run.
@@ -18,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GENERATOR_VERSION, generateLog, parseSize } from './generate-log.mjs';
 import { detectionLatency } from './latency.mjs';
+import { checkGroupRow, describeGroupRow, groupBench } from './group-16.mjs';
 import { measure, median, rssMethod } from './measure.mjs';
 import { chromiumPresent, describeRow, reportRender } from './report-render.mjs';
 
@@ -47,6 +49,13 @@ const loadAtStart = loadavg();
 async function main() {
   if (!existsSync(BIN)) throw new Error('dist/ is missing: run `npm run build` first');
   ensurePrecompiled();
+  if (only === 'group') {
+    const group = await groupRows();
+    writeFileSync(out, `${JSON.stringify({ when: new Date().toISOString(), machine: machine(), command: `node test/bench/run.mjs ${args.join(' ')}`, group }, null, 2)}\n`);
+    for (const row of group) console.log(describeGroupRow(row));
+    say(`\nwritten ${out}`);
+    return;
+  }
   mkdirSync(dir, { recursive: true });
   const big = await ensureLog(size);
   const small = await ensureLog(smallSize);
@@ -127,6 +136,8 @@ async function main() {
   say('detection latency (follow mode)');
   const latency = latencyRuns > 0 ? await detectionLatency({ root: ROOT, dir, runs: latencyRuns }) : [];
 
+  const group = await groupRows();
+
   say('report of 100 starts in headless Chromium');
   const report = chromiumPresent() ? await reportRender({ starts: 100, runs: 5 }) : undefined;
 
@@ -141,11 +152,19 @@ async function main() {
     replay: { runs: 5, medianMs: round(replay.medianMs), summary: replay.value },
     coldStart,
     latency,
+    group,
     report,
   };
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   printTable(results);
   say(`\nwritten ${out}`);
+}
+
+async function groupRows() {
+  say('a simulated 16-node group on loopback (15 followers pushing to the head)');
+  const rows = await groupBench({ runs: 3 });
+  rows.forEach(checkGroupRow);
+  return rows;
 }
 
 function machine() {
@@ -250,6 +269,7 @@ function printTable(results) {
   console.log(`spinup replay fixtures            ${(results.replay.medianMs / 1000).toFixed(2)} s median of ${results.replay.runs} (${results.replay.summary})`);
   console.log(`cold start watch --no-follow      ${results.coldStart.watchMedianMs.toFixed(0)} ms median of ${results.coldStart.runs} on a ${results.coldStart.logBytes}-byte log; node -e 0: ${results.coldStart.nodeMedianMs.toFixed(0)} ms`);
   console.log(results.report ? describeRow(results.report) : 'report render: skipped (no .tools/chromium; bash scripts/fetch-tools.sh fetches it)');
+  for (const row of results.group ?? []) console.log(describeGroupRow(row));
   for (const l of results.latency) {
     const exit = l.exitMedianMs === null ? `exit: ${l.exitedWithin}` : `exit ${l.exitMedianMs.toFixed(0)} ms (max ${l.exitMaxMs.toFixed(0)})`;
     console.log(`detection latency, ${l.case.padEnd(18)} verdict ${l.verdictMedianMs.toFixed(0)} ms (max ${l.verdictMaxMs.toFixed(0)}), ${exit}; median of ${l.runs}, from the write, spinup watch FILE`);

@@ -69,11 +69,11 @@ async function groupVerdict(run: SpinupProcess): Promise<Json> {
 }
 
 // Node 0's 30 minutes of silence in distributed_init, played as 18 s: time for a follower to go away mid-start.
-const LONG_SILENCE = ['--speed', '100', '--max-gap-ms', '60000'];
+const LONG_SILENCE = ['--speed', '100', '--max-gap-ms', '60000', '--pace-gaps'];
 
 describe('spinup run across machines: head --listen --group-size 2, follower --group-leader', () => {
   it("gives the group's verdict: node 0's rendezvous timeout, with node 1 joined and seen through the head's API", async () => {
-    const h = head([], ['--speed', '300', '--max-gap-ms', '60000']);
+    const h = head([], ['--speed', '300', '--max-gap-ms', '60000', '--pace-gaps']);
     const url = await urlOf(h);
     const f = follower(url);
     await until('node 1 joined', () => jsonLines(h).find((e) => e.type === 'node_joined' && e.node === 1));

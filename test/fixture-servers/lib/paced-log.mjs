@@ -28,7 +28,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * Writes each line of `file` to stdout, or to stderr when it contains 'Traceback' or 'Error', waiting the gap
  * between timestamps divided by `speed` and capped at `maxGapMs`.
  */
-export async function printPacedLog({ file, speed = 1000, maxGapMs = 50 }) {
+export async function printPacedLog({ file, speed = 1000, maxGapMs = 50, paceGaps = false }) {
   const bytes = readFileSync(file);
   const state = { year: 2000 };
   let previous;
@@ -40,7 +40,8 @@ export async function printPacedLog({ file, speed = 1000, maxGapMs = 50 }) {
     start = end + 1;
     const text = line.toString('latin1');
     if (GAP_MARKER.test(text)) {
-      previous = undefined;
+      // By default the elided lines took no time; --pace-gaps keeps the time the stamps around them span.
+      if (!paceGaps) previous = undefined;
       continue;
     }
     const stamp = stampOf(text, state);
@@ -58,9 +59,10 @@ export const pacingOptions = {
   log: { type: 'string' },
   speed: { type: 'string', default: '1000' },
   'max-gap-ms': { type: 'string', default: '50' },
+  'pace-gaps': { type: 'boolean', default: false },
 };
 
 export function pacingFrom(values) {
   if (!values.log) throw new Error('--log FILE is required');
-  return { file: values.log, speed: Number(values.speed), maxGapMs: Number(values['max-gap-ms']) };
+  return { file: values.log, speed: Number(values.speed), maxGapMs: Number(values['max-gap-ms']), paceGaps: values['pace-gaps'] };
 }
