@@ -5,15 +5,23 @@
  */
 import type { Evidence } from './events.js';
 import type { Groups } from './match-frame.js';
-import type { CompiledFailure } from './pack-types.js';
+import type { CompiledFailure, CompiledInference } from './pack-types.js';
 import type { Cause } from './vocabulary.js';
 
 /**
- * 0: a fatal rule naming the cause. 1: a non-fatal rule naming a cause (a warning that explains
- * a later death). 2: a wrapper that still carries a cause (`exit code -9`). 3: an exception no
- * rule names. 4: a wrapper that only says the start is dead.
+ * Ranked by how specific the evidence is:
+ * 0: a fatal rule naming the cause.
+ * 1: a non-fatal rule naming a cause (a warning that explains a later death), tied to the failing
+ *    process: it comes from the same process as the exceptions of the run, or there are none.
+ * 2: an exception no rule names, whose cause the inference tables name (class, words, package).
+ * 3: an exception nobody names (`crash`).
+ * 4: a warning from another process than the failing one (a startup warning unrelated to it).
+ * 5: a wrapper that restates a death and carries a cause (`exit code -9`).
+ * 6: a wrapper that only says the start is dead.
  */
-export type Tier = 0 | 1 | 2 | 3 | 4;
+export type Tier = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+
+export const TIER = { rule: 0, warning: 1, inferred: 2, exception: 3, untiedWarning: 4, wrapperWithCause: 5, wrapper: 6 } as const;
 
 export interface Candidate {
   tier: Tier;
@@ -25,14 +33,18 @@ export interface Candidate {
   evidence: Evidence[];
   /** Superseded by an exception raised while handling it. */
   superseded: boolean;
+  /** The candidate is an exception closing a traceback (named by a rule, inferred or not). */
+  exception?: boolean;
+  /** The Python exception that reports this native failure was added to its evidence. */
+  joined?: boolean;
 }
 
 export const GENERIC_EXCEPTION_RULE = 'core/uncaught-exception';
 export const GENERIC_HINT = 'No rule knows this exception yet: read the traceback that ends in it, and consider adding a rule for it.';
 
 export function tierOf(rule: CompiledFailure): Tier {
-  if (rule.role === 'cause') return rule.fatal ? 0 : 1;
-  return rule.cause === 'crash' || rule.cause === 'unknown' ? 4 : 2;
+  if (rule.role === 'cause') return rule.fatal ? TIER.rule : TIER.warning;
+  return rule.cause === 'crash' || rule.cause === 'unknown' ? TIER.wrapper : TIER.wrapperWithCause;
 }
 
 export function fromRule(rule: CompiledFailure, groups: Groups, evidence: Evidence[], seq: number): Candidate {
@@ -50,7 +62,7 @@ export function fromRule(rule: CompiledFailure, groups: Groups, evidence: Eviden
 
 export function fromException(text: string, evidence: Evidence[], seq: number): Candidate {
   return {
-    tier: 3,
+    tier: TIER.exception,
     seq,
     cause: 'crash',
     ruleId: GENERIC_EXCEPTION_RULE,
@@ -58,7 +70,35 @@ export function fromException(text: string, evidence: Evidence[], seq: number): 
     hint: GENERIC_HINT,
     evidence,
     superseded: false,
+    exception: true,
   };
+}
+
+/** Names an unnamed exception's cause from an inference entry (the evidence stays the exception's). */
+export function applyInference(candidate: Candidate, entry: CompiledInference, text: string): void {
+  candidate.tier = TIER.inferred;
+  candidate.cause = entry.cause;
+  candidate.ruleId = entry.id;
+  candidate.message = `${entry.message}: ${text.trim().slice(0, 200)}`;
+  candidate.hint = entry.hint;
+}
+
+/** The process a candidate's first line came from (its process or rank tag; untagged lines share one). */
+export function processOf(candidate: Candidate): string {
+  const first = candidate.evidence[0];
+  return first?.proc ?? (first?.rank === undefined ? '' : `rank ${first.rank}`);
+}
+
+/**
+ * A warning explains the failure only when it comes from the failing process: once exceptions
+ * were raised and none of them in the warning's process, it ranks below them.
+ */
+export function demoteUntiedWarnings(candidates: readonly Candidate[]): void {
+  const failing = new Set(candidates.filter((c) => c.exception && !c.superseded && c.tier <= TIER.exception).map(processOf));
+  if (failing.size === 0) return;
+  for (const candidate of candidates) {
+    if (candidate.tier === TIER.warning && !candidate.exception && !failing.has(processOf(candidate))) candidate.tier = TIER.untiedWarning;
+  }
 }
 
 /** The best candidate: lowest tier, then earliest; superseded exceptions only if nothing else. */

@@ -6,12 +6,27 @@ import type { ClassifierEvent, Evidence, LogLine } from './events.js';
 import type { FrameMatch } from './match-frame.js';
 import type { CompiledFailure, CompiledPack } from './pack-types.js';
 import type { ParsedFrame } from './parse-line.js';
-import { bestCandidate, fromException, fromRule, type Candidate } from './root-cause.js';
+import { inferCause, isOpaque, isRemedy, type InferenceInput } from './infer-cause.js';
+import { applyInference, bestCandidate, demoteUntiedWarnings, fromException, fromRule, TIER, type Candidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
 import type { TracebackException } from './traceback.js';
 
 /** Lines after an exception that may continue its message (wrapped text, pydantic details). */
 const CONTINUATION_LINES = 3;
+/** How far before an opaque exception's traceback its process's native error lines are read. */
+const NATIVE_LOOKBACK_LINES = 20;
+const NATIVE_KEPT = 8;
+const NATIVE_ERROR_LEVELS = new Set(['E', 'F']);
+
+/** A glog-style error line (`E0608 10:49:50.145396 ... file.cpp:592] ...`) no rule claimed. */
+function isNativeError(frame: ParsedFrame): boolean {
+  return frame.level !== undefined && NATIVE_ERROR_LEVELS.has(frame.level);
+}
+
+function rememberNativeError(run: RunState, evidence: Evidence): void {
+  run.nativeErrors.push(evidence);
+  if (run.nativeErrors.length > NATIVE_KEPT) run.nativeErrors.shift();
+}
 
 export interface Weighing {
   run: RunState;
@@ -28,20 +43,27 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   let namedCause: Candidate | undefined;
   let fatal = false;
   let final = false;
+  // Nothing went wrong before this line: no failure rule, exception or wrapper (warnings aside).
+  const firstInRun = run.candidates.every((c) => c.tier === TIER.warning || c.tier === TIER.untiedWarning);
+  // On a line a specific rule names, a catch-all rule (`fallback`) says nothing more.
+  const specific = match.failures.some((hit) => hit.rule.role === 'cause' && !hit.rule.fallback);
   for (const hit of match.failures) {
+    if (specific && hit.rule.fallback) continue;
     const candidate = fromRule(hit.rule, hit.groups, [evidence], w.nextSeq());
     run.candidates.push(candidate);
     if (hit.rule.role === 'cause') {
       namedCause ??= candidate;
     } else {
       run.symptoms.push(evidence);
-      if (candidate.tier === 2) run.lastSymptom = { candidate, lineNo: line.lineNo };
+      if (hit.rule.causeWhenFirst && firstInRun) namedAlone(candidate, hit.rule.causeWhenFirst);
+      if (candidate.tier === TIER.wrapperWithCause) run.lastSymptom = { candidate, lineNo: line.lineNo };
     }
     fatal ||= hit.rule.fatal;
     final ||= hit.rule.final;
     if (!hit.rule.fatal) events.push({ type: 'warning', at: line.at, line, rule: hit.rule.id, message: candidate.message, cause: hit.rule.cause });
   }
-  continueMessage(run, match, evidence);
+  continueMessage(w, match, evidence);
+  if (match.failures.length === 0 && isNativeError(match.frame)) rememberNativeError(run, evidence);
   const exception = match.benign ? undefined : raised;
   if (exception) {
     const lines = exception.evidence.map((text) => (text === match.frame.text ? evidence : { ...evidence, text }));
@@ -53,10 +75,16 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
         fatal ||= byFrame.fatal;
       }
     }
-    if (namedCause) namedCause.evidence = lines;
-    else addUnnamedException(w, exception, lines);
+    if (namedCause) {
+      namedCause.evidence = lines;
+      namedCause.exception = true;
+      joinNativeReport(run, namedCause);
+    } else {
+      addUnnamedException(w, exception, lines, match.frame);
+    }
     if (exception.uncaught) run.uncaught ??= { at: line.at, line };
   }
+  if (match.failures.length > 0 || exception) demoteUntiedWarnings(run.candidates);
   if (fatal) {
     run.pendingReady = undefined; // a held ready line is retracted
     run.failing ??= { at: line.at, line, final: false };
@@ -65,16 +93,37 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   return events;
 }
 
+/** A wrapper with nothing wrong before it (a bare `Killed`): the death itself is the evidence. */
+function namedAlone(candidate: Candidate, cause: Candidate['cause']): void {
+  candidate.tier = TIER.wrapperWithCause;
+  candidate.cause = cause;
+  candidate.message = `${candidate.message}, with no error before it`;
+}
+
+/**
+ * A native line named the failure first (an NCCL WARN, a glog E-line) and the Python exception
+ * it raised names the same cause: the exception line is part of that root cause's report.
+ */
+function joinNativeReport(run: RunState, named: Candidate): void {
+  const best = bestCandidate(run.candidates.filter((c) => c !== named));
+  if (!best || best.exception || best.tier !== TIER.rule || best.cause !== named.cause || best.joined) return;
+  best.joined = true;
+  best.evidence.push(...named.evidence);
+}
+
 /** A fatal blow was seen and the best candidate names its cause outright: nothing later can beat it. */
 export function failureIsSettled(run: RunState): boolean {
   if (!run.failing) return false;
   return bestCandidate(run.candidates)?.tier === 0;
 }
 
-function addUnnamedException(w: Weighing, exception: TracebackException, lines: Evidence[]): void {
+function addUnnamedException(w: Weighing, exception: TracebackException, lines: Evidence[], frame: ParsedFrame): void {
   const { run } = w;
   if (exception.chained === 'handling' && run.lastGenericIndex !== undefined) run.candidates[run.lastGenericIndex]!.superseded = true;
   const generic = fromException(exception.text, lines, w.nextSeq());
+  const input: InferenceInput = { className: exception.className, words: exception.message, frameFile: exception.frameFile };
+  const inferred = inferCause(w.pack.inference, input);
+  if (inferred) applyInference(generic, inferred, exception.text);
   // `raise X from cause`: the earlier exception is the cause, this one wraps it.
   if (exception.chained === 'cause' && run.lastGenericIndex !== undefined) generic.superseded = true;
   // A wrapper that introduced this traceback ("warmup error: Traceback ...") names the cause;
@@ -84,23 +133,57 @@ function addUnnamedException(w: Weighing, exception: TracebackException, lines: 
   if (opener && !opener.used && opener.lineNo >= start - 1 && opener.lineNo <= start) {
     opener.used = true;
     opener.candidate.superseded = true;
-    generic.tier = opener.candidate.tier;
+    generic.tier = TIER.inferred;
     generic.cause = opener.candidate.cause;
     generic.ruleId = opener.candidate.ruleId;
     generic.message = `${opener.candidate.message}: ${exception.text.trim().slice(0, 200)}`;
     generic.hint = opener.candidate.hint;
   }
   run.lastGenericIndex = run.candidates.push(generic) - 1;
-  run.continuation = { candidate: generic, left: CONTINUATION_LINES };
+  // Words on the lines that continue the message may still name the cause (if the opener did not).
+  const reinfer = generic.tier === TIER.exception || inferred ? { input, text: exception.text } : undefined;
+  run.continuation = { candidate: generic, left: CONTINUATION_LINES, logger: frame.logged ? loggerOf(frame) : undefined, reinfer };
+  if (isOpaque(exception.message)) readNativeLinesBefore(w, generic, run.tracebacks.startLine);
 }
 
-/** An exception message wrapped over the next few raw lines belongs to its evidence. */
-function continueMessage(run: RunState, match: FrameMatch, evidence: Evidence): void {
-  if (match.failures.length === 0 && run.continuation && !match.frame.logged && run.continuation.left-- > 0) {
-    run.continuation.candidate.evidence.push(evidence);
-  } else {
+/**
+ * An exception line that holds only its class or an enum code: the error-level native lines
+ * (glog E-lines, NCCL WARN) of the same process just before the traceback are its words.
+ */
+function readNativeLinesBefore(w: Weighing, candidate: Candidate, startLine: number): void {
+  const native = w.run.nativeErrors.filter((e) => e.lineNo < startLine && e.lineNo >= startLine - NATIVE_LOOKBACK_LINES && sameProcess(e, candidate.evidence[0]));
+  if (native.length === 0) return;
+  const inferred = inferCause(w.pack.inference, { className: '', words: native.map((e) => e.text).join('\n') });
+  if (inferred && candidate.tier >= TIER.exception) applyInference(candidate, inferred, candidate.evidence[0]?.text ?? '');
+  candidate.evidence.unshift(...native);
+}
+
+function sameProcess(a: Evidence, b: Evidence | undefined): boolean {
+  return (a.proc ?? a.rank ?? '') === (b?.proc ?? b?.rank ?? '') || (a.proc === undefined && a.rank === undefined);
+}
+
+/** Who logged a line: a logged exception continues on lines of the same process at the same level. */
+function loggerOf(frame: ParsedFrame): string {
+  return `${frame.proc ?? ''}|${frame.rank ?? ''}|${frame.level ?? ''}`;
+}
+
+/**
+ * An exception message wrapped over the next few lines belongs to its evidence, and its words
+ * to the inference; a generic remedy text the server prints after it ends the message.
+ */
+function continueMessage(w: Weighing, match: FrameMatch, evidence: Evidence): void {
+  const { run } = w;
+  const continuation = run.continuation;
+  const continues = continuation && match.failures.length === 0 && !match.benign && (match.frame.logged ? continuation.logger === loggerOf(match.frame) : continuation.logger === undefined) && !isRemedy(w.pack.inference, match.frame.body);
+  if (!continuation || !continues || continuation.left-- <= 0) {
     run.continuation = undefined;
+    return;
   }
+  continuation.candidate.evidence.push(evidence);
+  if (!continuation.reinfer) return;
+  continuation.reinfer.input.words += `\n${match.frame.body.trim()}`;
+  const inferred = inferCause(w.pack.inference, continuation.reinfer.input);
+  if (inferred) applyInference(continuation.candidate, inferred, continuation.reinfer.text);
 }
 
 function raisedIn(rule: CompiledFailure, exception: TracebackException): boolean {

@@ -28,7 +28,9 @@ const LISTS = [
   ['failures', 'failure'],
 ] as const;
 
-/** Rules in file order of their lists: detect, prefixes, stages, then the rest. */
+const INFERENCE_TABLES = ['words', 'classes', 'packages', 'remedies'] as const;
+
+/** Rules in file order of their lists: detect, prefixes, stages, then the rest, then the inference tables. */
 export function packRules(pack: PackSource): RuleEntry[] {
   const entries: RuleEntry[] = [];
   const [detect, prefixes, ...rest] = LISTS;
@@ -40,6 +42,10 @@ export function packRules(pack: PackSource): RuleEntry[] {
   });
   for (const [list, kind] of rest) {
     (pack[list] ?? []).forEach((rule, index) => entries.push({ kind, path: [list, index], rule }));
+  }
+  for (const table of INFERENCE_TABLES) {
+    const kind = table === 'remedies' ? 'remedy' : 'inference';
+    (pack.inference?.[table] ?? []).forEach((rule, index) => entries.push({ kind, path: ['inference', table, index], rule }));
   }
   return entries;
 }

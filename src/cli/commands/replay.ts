@@ -111,7 +111,8 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
   if (values.coverage) {
     const { measureCoverage } = await import('../../replay/coverage.js');
     const { coverageJson, formatCoverage } = await import('../format/coverage-text.js');
-    const report = measureCoverage({ pairs, packs, packRefs: values.pack, cwd: io.cwd });
+    const inferencePacks = loadPacks(values.pack, { withoutCauseRules: 'all' });
+    const report = measureCoverage({ pairs, packs, packRefs: values.pack, inferencePacks, cwd: io.cwd });
     if (format === 'json') for (const object of coverageJson(report)) write(io.stdout, `${JSON.stringify(object)}\n`);
     else write(io.stdout, formatCoverage(report, { color: useColor(io) }));
   }
