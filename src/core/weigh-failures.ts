@@ -9,7 +9,7 @@ import type { ParsedFrame } from './parse-line.js';
 import { inferCause, isOpaque, isRemedy, type InferenceInput } from './infer-cause.js';
 import { applyInference, bestCandidate, demoteUntiedWarnings, fromException, fromRule, TIER, type Candidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
-import type { TracebackException } from './traceback.js';
+import { TRACEBACK_CUES, type TracebackException } from './traceback.js';
 
 /** Lines after an exception that may continue its message (wrapped text, pydantic details). */
 const CONTINUATION_LINES = 3;
@@ -153,8 +153,9 @@ function addUnnamedException(w: Weighing, exception: TracebackException, lines: 
 function readNativeLinesBefore(w: Weighing, candidate: Candidate, startLine: number): void {
   const native = w.run.nativeErrors.filter((e) => e.lineNo < startLine && e.lineNo >= startLine - NATIVE_LOOKBACK_LINES && sameProcess(e, candidate.evidence[0]));
   if (native.length === 0) return;
+  // The native lines say more than the enum code: their words come first.
   const inferred = inferCause(w.pack.inference, { className: '', words: native.map((e) => e.text).join('\n') });
-  if (inferred && candidate.tier >= TIER.exception) applyInference(candidate, inferred, candidate.evidence[0]?.text ?? '');
+  if (inferred && candidate.tier >= TIER.inferred) applyInference(candidate, inferred, candidate.evidence[0]?.text ?? '');
   candidate.evidence.unshift(...native);
 }
 
@@ -174,14 +175,21 @@ function loggerOf(frame: ParsedFrame): string {
 function continueMessage(w: Weighing, match: FrameMatch, evidence: Evidence): void {
   const { run } = w;
   const continuation = run.continuation;
-  const continues = continuation && match.failures.length === 0 && !match.benign && (match.frame.logged ? continuation.logger === loggerOf(match.frame) : continuation.logger === undefined) && !isRemedy(w.pack.inference, match.frame.body);
+  const body = match.frame.body;
+  const continues =
+    continuation &&
+    match.failures.length === 0 &&
+    !match.benign &&
+    (match.frame.logged ? continuation.logger === loggerOf(match.frame) : continuation.logger === undefined) &&
+    !TRACEBACK_CUES.some((cue) => body.includes(cue)) &&
+    !isRemedy(w.pack.inference, body);
   if (!continuation || !continues || continuation.left-- <= 0) {
     run.continuation = undefined;
     return;
   }
   continuation.candidate.evidence.push(evidence);
   if (!continuation.reinfer) return;
-  continuation.reinfer.input.words += `\n${match.frame.body.trim()}`;
+  continuation.reinfer.input.words += `\n${body.trim()}`;
   const inferred = inferCause(w.pack.inference, continuation.reinfer.input);
   if (inferred) applyInference(continuation.candidate, inferred, continuation.reinfer.text);
 }
