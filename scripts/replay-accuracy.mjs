@@ -17,7 +17,7 @@ function score(group) {
   const causeRight = withCause.filter((c) => c.actual.verdict === 'failed' && c.expected.cause.includes(c.actual.cause ?? 'unknown'));
   const withEvidence = group.filter((c) => c.expected.verdict.includes('failed') && c.expected.evidence !== undefined);
   const evidenceRight = withEvidence.filter((c) => c.actual.verdict === 'failed' && c.actual.evidence.some((e) => e.text.includes(c.expected.evidence)));
-  const pct = (a, b) => (b === 0 ? '  -  ' : `${((100 * a.length) / b.length).toFixed(1)}%`);
+  const pct = (a, b) => (b.length === 0 ? '  -  ' : `${((100 * a.length) / b.length).toFixed(1)}%`);
   return { cases: group.length, passed: group.filter((c) => c.pass).length, cause: `${causeRight.length}/${withCause.length} ${pct(causeRight, withCause)}`, evidence: `${evidenceRight.length}/${withEvidence.length} ${pct(evidenceRight, withEvidence)}` };
 }
 
