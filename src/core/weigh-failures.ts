@@ -6,27 +6,11 @@ import type { ClassifierEvent, Evidence, LogLine } from './events.js';
 import type { FrameMatch } from './match-frame.js';
 import type { CompiledFailure, CompiledPack } from './pack-types.js';
 import type { ParsedFrame } from './parse-line.js';
-import { inferCause, isOpaque, isRemedy, type InferenceInput } from './infer-cause.js';
+import { continueMessage, isNativeError, readNativeLinesBefore, rememberNativeError, startContinuation } from './exception-words.js';
+import { inferCause, isOpaque, type InferenceInput } from './infer-cause.js';
 import { applyInference, bestCandidate, demoteUntiedWarnings, fromException, fromRule, TIER, type Candidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
-import { TRACEBACK_CUES, type TracebackException } from './traceback.js';
-
-/** Lines after an exception that may continue its message (wrapped text, pydantic details). */
-const CONTINUATION_LINES = 3;
-/** How far before an opaque exception's traceback its process's native error lines are read. */
-const NATIVE_LOOKBACK_LINES = 20;
-const NATIVE_KEPT = 8;
-const NATIVE_ERROR_LEVELS = new Set(['E', 'F']);
-
-/** A glog-style error line (`E0608 10:49:50.145396 ... file.cpp:592] ...`) no rule claimed. */
-function isNativeError(frame: ParsedFrame): boolean {
-  return frame.level !== undefined && NATIVE_ERROR_LEVELS.has(frame.level);
-}
-
-function rememberNativeError(run: RunState, evidence: Evidence): void {
-  run.nativeErrors.push(evidence);
-  if (run.nativeErrors.length > NATIVE_KEPT) run.nativeErrors.shift();
-}
+import type { TracebackException } from './traceback.js';
 
 export interface Weighing {
   run: RunState;
@@ -62,7 +46,7 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
     final ||= hit.rule.final;
     if (!hit.rule.fatal) events.push({ type: 'warning', at: line.at, line, rule: hit.rule.id, message: candidate.message, cause: hit.rule.cause });
   }
-  continueMessage(w, match, evidence);
+  continueMessage({ run, tables: w.pack.inference, match, evidence });
   if (match.failures.length === 0 && isNativeError(match.frame)) rememberNativeError(run, evidence);
   const exception = match.benign ? undefined : raised;
   if (exception) {
@@ -142,56 +126,8 @@ function addUnnamedException(w: Weighing, exception: TracebackException, lines: 
   run.lastGenericIndex = run.candidates.push(generic) - 1;
   // Words on the lines that continue the message may still name the cause (if the opener did not).
   const reinfer = generic.tier === TIER.exception || inferred ? { input, text: exception.text } : undefined;
-  run.continuation = { candidate: generic, left: CONTINUATION_LINES, logger: frame.logged ? loggerOf(frame) : undefined, reinfer };
-  if (isOpaque(exception.message)) readNativeLinesBefore(w, generic, run.tracebacks.startLine);
-}
-
-/**
- * An exception line that holds only its class or an enum code: the error-level native lines
- * (glog E-lines, NCCL WARN) of the same process just before the traceback are its words.
- */
-function readNativeLinesBefore(w: Weighing, candidate: Candidate, startLine: number): void {
-  const native = w.run.nativeErrors.filter((e) => e.lineNo < startLine && e.lineNo >= startLine - NATIVE_LOOKBACK_LINES && sameProcess(e, candidate.evidence[0]));
-  if (native.length === 0) return;
-  // The native lines say more than the enum code: their words come first.
-  const inferred = inferCause(w.pack.inference, { className: '', words: native.map((e) => e.text).join('\n') });
-  if (inferred && candidate.tier >= TIER.inferred) applyInference(candidate, inferred, candidate.evidence[0]?.text ?? '');
-  candidate.evidence.unshift(...native);
-}
-
-function sameProcess(a: Evidence, b: Evidence | undefined): boolean {
-  return (a.proc ?? a.rank ?? '') === (b?.proc ?? b?.rank ?? '') || (a.proc === undefined && a.rank === undefined);
-}
-
-/** Who logged a line: a logged exception continues on lines of the same process at the same level. */
-function loggerOf(frame: ParsedFrame): string {
-  return `${frame.proc ?? ''}|${frame.rank ?? ''}|${frame.level ?? ''}`;
-}
-
-/**
- * An exception message wrapped over the next few lines belongs to its evidence, and its words
- * to the inference; a generic remedy text the server prints after it ends the message.
- */
-function continueMessage(w: Weighing, match: FrameMatch, evidence: Evidence): void {
-  const { run } = w;
-  const continuation = run.continuation;
-  const body = match.frame.body;
-  const continues =
-    continuation &&
-    match.failures.length === 0 &&
-    !match.benign &&
-    (match.frame.logged ? continuation.logger === loggerOf(match.frame) : continuation.logger === undefined) &&
-    !TRACEBACK_CUES.some((cue) => body.includes(cue)) &&
-    !isRemedy(w.pack.inference, body);
-  if (!continuation || !continues || continuation.left-- <= 0) {
-    run.continuation = undefined;
-    return;
-  }
-  continuation.candidate.evidence.push(evidence);
-  if (!continuation.reinfer) return;
-  continuation.reinfer.input.words += `\n${body.trim()}`;
-  const inferred = inferCause(w.pack.inference, continuation.reinfer.input);
-  if (inferred) applyInference(continuation.candidate, inferred, continuation.reinfer.text);
+  startContinuation({ run, candidate: generic, frame, reinfer });
+  if (isOpaque(exception.message)) readNativeLinesBefore({ run, tables: w.pack.inference, candidate: generic, startLine: run.tracebacks.startLine });
 }
 
 function raisedIn(rule: CompiledFailure, exception: TracebackException): boolean {
