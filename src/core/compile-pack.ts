@@ -90,7 +90,7 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
     benign: [],
     failures: [],
     frameFailures: [],
-    inference: { words: [], classes: [], packages: [], remedies: [] },
+    inference: { words: [], classes: [], packages: [], remedies: [], symptoms: [] },
     budgets: {},
     stageRank: rankStages(family),
     defaultBudgetMs: DEFAULT_BUDGET_MS,
@@ -158,6 +158,7 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
       }
     }
     for (const rule of inference.remedies ?? []) pack.inference.remedies.push(base(rule, 'remedy', name));
+    for (const rule of inference.symptoms ?? []) pack.inference.symptoms.push(base(rule, 'symptom', name));
   }
   applyTiming(pack, family.timing ?? {});
   pack.allRules = [
@@ -174,6 +175,7 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
     ...pack.inference.classes,
     ...pack.inference.packages,
     ...pack.inference.remedies,
+    ...pack.inference.symptoms,
   ].sort((a, b) => a.order - b.order);
   const { benign, failures, markers, progress, ready, heartbeats } = pack;
   const confirm = ready.flatMap((rule) => rule.confirm);

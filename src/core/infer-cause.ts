@@ -3,7 +3,7 @@
  * through its words, its class or the library it was raised in. The tables are pack data
  * (`inference:`), consulted most specific first: words, then class, then package.
  */
-import type { CompiledInference, CompiledInferenceTables } from './pack-types.js';
+import type { CompiledInference, CompiledInferenceTables, CompiledRule } from './pack-types.js';
 
 export interface InferenceInput {
   /** `torch.OutOfMemoryError`, `ValueError`. */
@@ -21,6 +21,11 @@ export function inferCause(tables: CompiledInferenceTables, input: InferenceInpu
     tables.classes.find((entry) => entry.regex.test(input.className)) ??
     (input.frameFile === undefined ? undefined : tables.packages.find((entry) => entry.regex.test(input.frameFile!)))
   );
+}
+
+/** An exception that only reports another process's death (its class is in the `symptoms` table). */
+export function symptomClass(tables: CompiledInferenceTables, className: string): CompiledRule | undefined {
+  return tables.symptoms.find((rule) => rule.regex.test(className));
 }
 
 /** Generic advice printed after an exception (SGLang's `--mem-fraction-static` tips): not its words. */

@@ -102,12 +102,15 @@ export interface InferenceRuleSource extends RuleSource {
  * table's patterns read one thing: `classes` the exception's class name, `words` the exception
  * line and its continuation lines, `packages` the file of the innermost traceback frame.
  * `remedies` are generic advice texts a server prints after an exception: they are not its words.
+ * `symptoms` match the class of an exception that only reports another process's death (a
+ * launcher's `EOFError` on a dead child's pipe): it ranks below a wrapper that names the cause.
  */
 export interface InferenceSource {
   words?: InferenceRuleSource[];
   classes?: InferenceRuleSource[];
   packages?: InferenceRuleSource[];
   remedies?: RuleSource[];
+  symptoms?: RuleSource[];
 }
 
 export interface TimingSource {
@@ -135,7 +138,7 @@ export interface PackSource {
 
 export type InferenceTable = 'words' | 'classes' | 'packages';
 
-export type RuleKind = 'detect' | 'prefix' | 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure' | 'inference' | 'remedy';
+export type RuleKind = 'detect' | 'prefix' | 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure' | 'inference' | 'remedy' | 'symptom';
 
 export interface CompiledRule {
   id: string;
@@ -200,6 +203,7 @@ export interface CompiledInferenceTables {
   classes: CompiledInference[];
   packages: CompiledInference[];
   remedies: CompiledRule[];
+  symptoms: CompiledRule[];
 }
 
 export interface CompiledPack {

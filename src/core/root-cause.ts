@@ -17,11 +17,12 @@ import type { Cause } from './vocabulary.js';
  * 3: an exception nobody names (`crash`).
  * 4: a warning from another process than the failing one (a startup warning unrelated to it).
  * 5: a wrapper that restates a death and carries a cause (`exit code -9`).
- * 6: a wrapper that only says the start is dead.
+ * 6: an exception that only reports another process's death (a launcher's EOFError).
+ * 7: a wrapper that only says the start is dead.
  */
-export type Tier = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+export type Tier = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
 
-export const TIER = { rule: 0, warning: 1, inferred: 2, exception: 3, untiedWarning: 4, wrapperWithCause: 5, wrapper: 6 } as const;
+export const TIER = { rule: 0, warning: 1, inferred: 2, exception: 3, untiedWarning: 4, wrapperWithCause: 5, peerDeath: 6, wrapper: 7 } as const;
 
 export interface Candidate {
   tier: Tier;
@@ -35,6 +36,8 @@ export interface Candidate {
   superseded: boolean;
   /** The candidate is an exception closing a traceback (named by a rule, inferred or not). */
   exception?: boolean;
+  /** An exception whose class only reports another process's death: the symptoms entry that says so. */
+  peerDeath?: string;
   /** The Python exception that reports this native failure was added to its evidence. */
   joined?: boolean;
 }

@@ -7,7 +7,7 @@ import type { FrameMatch } from './match-frame.js';
 import type { CompiledFailure, CompiledPack } from './pack-types.js';
 import type { ParsedFrame } from './parse-line.js';
 import { continueMessage, isNativeError, readNativeLinesBefore, rememberNativeError, startContinuation } from './exception-words.js';
-import { inferCause, isOpaque, type InferenceInput } from './infer-cause.js';
+import { inferCause, isOpaque, symptomClass, type InferenceInput } from './infer-cause.js';
 import { applyInference, bestCandidate, demoteUntiedWarnings, fromException, fromRule, TIER, type Candidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
 import type { TracebackException } from './traceback.js';
@@ -108,6 +108,11 @@ function addUnnamedException(w: Weighing, exception: TracebackException, lines: 
   const input: InferenceInput = { className: exception.className, words: exception.message, frameFile: exception.frameFile };
   const inferred = inferCause(w.pack.inference, input);
   if (inferred) applyInference(generic, inferred, exception.text);
+  const peerDeath = inferred ? undefined : symptomClass(w.pack.inference, exception.className);
+  if (peerDeath) {
+    generic.tier = TIER.peerDeath;
+    generic.peerDeath = peerDeath.id;
+  }
   // `raise X from cause`: the earlier exception is the cause, this one wraps it.
   if (exception.chained === 'cause' && run.lastGenericIndex !== undefined) generic.superseded = true;
   // A wrapper that introduced this traceback ("warmup error: Traceback ...") names the cause;

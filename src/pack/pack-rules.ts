@@ -28,7 +28,8 @@ const LISTS = [
   ['failures', 'failure'],
 ] as const;
 
-const INFERENCE_TABLES = ['words', 'classes', 'packages', 'remedies'] as const;
+const INFERENCE_TABLES = ['words', 'classes', 'packages', 'remedies', 'symptoms'] as const;
+const TABLE_KIND = { words: 'inference', classes: 'inference', packages: 'inference', remedies: 'remedy', symptoms: 'symptom' } as const;
 
 /** Rules in file order of their lists: detect, prefixes, stages, then the rest, then the inference tables. */
 export function packRules(pack: PackSource): RuleEntry[] {
@@ -44,7 +45,7 @@ export function packRules(pack: PackSource): RuleEntry[] {
     (pack[list] ?? []).forEach((rule, index) => entries.push({ kind, path: [list, index], rule }));
   }
   for (const table of INFERENCE_TABLES) {
-    const kind = table === 'remedies' ? 'remedy' : 'inference';
+    const kind = TABLE_KIND[table];
     (pack.inference?.[table] ?? []).forEach((rule, index) => entries.push({ kind, path: ['inference', table, index], rule }));
   }
   return entries;

@@ -98,6 +98,7 @@ export const packSchema = {
         classes: { type: 'array', items: inferenceEntry('Matched against the class name of the exception (`torch.OutOfMemoryError`).') },
         packages: { type: 'array', items: inferenceEntry('Matched against the file of the innermost traceback frame.') },
         remedies: { type: 'array', items: rule({}, ['source']), description: 'Generic advice a server prints after an exception: not the words of the exception.' },
+        symptoms: { type: 'array', items: rule({}, ['source']), description: 'Classes of exceptions that only report another process dying (a launcher EOFError): ranked below a wrapper that names the cause.' },
       },
     },
   },

@@ -157,7 +157,7 @@ export function measureCoverage(options: MeasureOptions): CoverageReport {
   return coverageReport(ruleInfos(files), fixtures);
 }
 
-const INFERENCE_KINDS = new Set<RuleKind | undefined>(['inference', 'remedy']);
+const INFERENCE_KINDS = new Set<RuleKind | undefined>(['inference', 'remedy', 'symptom']);
 
 function kindOf(packs: readonly CompiledPack[], id: string): RuleKind | undefined {
   for (const pack of packs) {

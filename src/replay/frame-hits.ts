@@ -5,7 +5,7 @@ import type { CompiledInference, CompiledPack, InferenceTable } from '../core/pa
 import { GENERIC_EXCEPTION_RULE } from '../core/root-cause.js';
 import type { FrameTrace, LineTrace } from './explain-driver.js';
 
-export type HitKind = 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure' | 'exception' | 'inference' | 'remedy';
+export type HitKind = 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure' | 'exception' | 'inference' | 'remedy' | 'symptom';
 
 const READS: Record<InferenceTable, string> = { words: 'its words', classes: 'its class', packages: 'the package it was raised in' };
 
@@ -48,7 +48,9 @@ export function frameHits(frame: FrameTrace, pack: CompiledPack, lineEvents: rea
     if (named.has(candidate.ruleId)) continue;
     const byFrame = pack.frameFailures.find((rule) => rule.id === candidate.ruleId);
     const inferred = inferenceEntry(pack, candidate.ruleId);
-    if (inferred) {
+    if (candidate.peerDeath) {
+      hits.push({ kind: 'symptom', rule: candidate.peerDeath, detail: 'only reports another process dying: ranked below wrappers that name a cause', groups: {} });
+    } else if (inferred) {
       hits.push({ kind: 'inference', rule: inferred.id, detail: `${inferred.cause}, inferred from ${READS[inferred.table]}`, groups: {} });
     } else if (byFrame) {
       hits.push({ kind: 'failure', rule: byFrame.id, detail: `${failureDetail(byFrame.cause, byFrame.role, byFrame.fatal)}, by the frame that raised it`, groups: {} });

@@ -103,6 +103,18 @@ describe('ranking by specificity', () => {
     expect(verdict.evidence.map((e) => e.text)).toContain('AssertionError');
   });
 
+  it('an unnamed exception outranks a wrapper with a cause, but a launcher EOFError (a dead child\'s pipe) does not', () => {
+    const killed = [
+      ...sglangHealthyStart().slice(0, 6),
+      ...traceback('/usr/lib/python3.10/multiprocessing/connection.py', 'EOFError'),
+      sg('12:00:25', 'Rank 0 scheduler is dead. Please check if there are relevant logs.'),
+      sg('12:00:25', 'Exit code: -9'),
+    ];
+    expect(classify('sglang', killed).verdict).toMatchObject({ verdict: 'failed', cause: 'host_oom', rule: 'common/sigkill-exit' });
+    const raised = [...killed.slice(0, 6), ...traceback('/sgl/srt/mem_cache/memory_pool.py', "KeyError: 'layers.0'"), ...killed.slice(-2)];
+    expect(classify('sglang', raised).verdict).toMatchObject({ verdict: 'failed', cause: 'crash' });
+  });
+
   it('a specific rule beats a catch-all (fallback) rule on the same line', () => {
     const lines = [
       vl('12:00:00', 'vLLM API server version 0.11.0', { proc: 'APIServer pid=1' }),

@@ -18,7 +18,8 @@ export const TIER_MEANING: Record<Tier, string> = {
   3: 'an exception no rule names',
   4: 'a warning from another process than the failing one',
   5: 'a wrapper that carries a cause',
-  6: 'a wrapper that only says the start is dead',
+  6: 'an exception that only reports another process dying',
+  7: 'a wrapper that only says the start is dead',
 };
 
 /** Candidates best first, the way the classifier chooses: not superseded, lowest tier, earliest. */

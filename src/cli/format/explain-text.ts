@@ -83,6 +83,7 @@ const KIND_COLOR: Record<HitKind, keyof Colors> = {
   exception: 'magenta',
   inference: 'magenta',
   remedy: 'dim',
+  symptom: 'dim',
 };
 
 function formatHit(hit: FrameHit, c: Colors): string {
