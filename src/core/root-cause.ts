@@ -38,8 +38,6 @@ export interface Candidate {
   exception?: boolean;
   /** An exception whose class only reports another process's death: the symptoms entry that says so. */
   peerDeath?: string;
-  /** The Python exception that reports this native failure was added to its evidence. */
-  joined?: boolean;
 }
 
 export const GENERIC_EXCEPTION_RULE = 'core/uncaught-exception';

@@ -85,14 +85,16 @@ function namedAlone(candidate: Candidate, cause: Candidate['cause']): void {
 }
 
 /**
- * A native line named the failure first (an NCCL WARN, a glog E-line) and the Python exception
- * it raised names the same cause: the exception line is part of that root cause's report.
+ * A native line explained the failure first (an NCCL WARN: not fatal by itself) and the Python
+ * exception it led to names the same cause: the last such line before the traceback is reported
+ * with the exception.
  */
 function joinNativeReport(run: RunState, named: Candidate): void {
-  const best = bestCandidate(run.candidates.filter((c) => c !== named));
-  if (!best || best.exception || best.tier !== TIER.rule || best.cause !== named.cause || best.joined) return;
-  best.joined = true;
-  best.evidence.push(...named.evidence);
+  const start = run.tracebacks.startLine;
+  const native = run.candidates.findLast(
+    (c) => c !== named && !c.exception && (c.tier === TIER.warning || c.tier === TIER.untiedWarning) && c.cause === named.cause && (c.evidence[0]?.lineNo ?? start) < start,
+  );
+  if (native?.evidence[0]) named.evidence.push(native.evidence[0]);
 }
 
 /** A fatal blow was seen and the best candidate names its cause outright: nothing later can beat it. */

@@ -115,6 +115,20 @@ describe('ranking by specificity', () => {
     expect(classify('sglang', raised).verdict).toMatchObject({ verdict: 'failed', cause: 'crash' });
   });
 
+  it('an NCCL WARN line is reported with the Python exception it led to, the exception first', () => {
+    const lines = [
+      ...sglangHealthyStart().slice(0, 2),
+      'host-a:11:11 [3] os/linux.cc:200 NCCL WARN ncclOsSocketPollConnect: connect to 10.0.0.1<37857> returned Connection refused, exceeded error retry count after 35 attempts',
+      sg('12:00:06', 'Scheduler hit an exception: Traceback (most recent call last):', 'TP1'),
+      '  File "/sgl/srt/distributed/device_communicators/pynccl_wrapper.py", line 300, in NCCL_CHECK',
+      '    raise RuntimeError(f"NCCL error: {error_str}")',
+      'RuntimeError: NCCL error: remote process exited or there was a network error',
+    ];
+    const { verdict } = classify('sglang', lines);
+    expect(verdict).toMatchObject({ verdict: 'failed', cause: 'distributed_error', rule: 'common/nccl-error' });
+    expect(verdict.evidence.map((e) => e.text)).toEqual([lines[6], lines[2]]);
+  });
+
   it('a specific rule beats a catch-all (fallback) rule on the same line', () => {
     const lines = [
       vl('12:00:00', 'vLLM API server version 0.11.0', { proc: 'APIServer pid=1' }),
