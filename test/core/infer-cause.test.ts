@@ -23,6 +23,7 @@ describe('inferCause (pure: tables in, entry out)', () => {
     { name: 'got multiple values for an argument', className: 'TypeError', words: "__init__() got multiple values for argument 'config'", cause: 'dependency_error' },
     { name: 'an option the model needs', className: 'ValueError', words: 'Please pass the argument `trust_remote_code=True` to allow custom code to be run.', cause: 'bad_argument' },
     { name: 'a GPU architecture requirement', className: 'ValueError', words: 'FlashInfer allreduce fusion requires SM90 or SM10X NVIDIA GPUs.', cause: 'unsupported_gpu' },
+    { name: 'advice to raise the memory fraction (the KV cache does not fit)', className: 'RuntimeError', words: 'Not enough memory. Please try to increase --mem-fraction-static.', cause: 'kv_cache_memory' },
     { name: 'a missing package', className: 'ModuleNotFoundError', words: "No module named 'vllm'", cause: 'dependency_error' },
     { name: 'the class alone (a bare ImportError)', className: 'ImportError', words: '', cause: 'dependency_error' },
     { name: 'numpy host memory', className: 'numpy.core._exceptions._ArrayMemoryError', words: '', cause: 'host_oom' },
