@@ -91,7 +91,9 @@ export interface LoadOptions {
 }
 
 /** Loads and compiles a pack by name or path; throws PackError with located diagnostics. */
-export function loadPack(ref: string, options: LoadOptions = {}): CompiledPack {
+export function loadPack(ref: string, loadOptions: LoadOptions | string = {}): CompiledPack {
+  // A string is the rules directory (the signature before LoadOptions existed).
+  const options = typeof loadOptions === 'string' ? { rulesDir: loadOptions } : loadOptions;
   const file = resolvePackRef(ref, options.rulesDir);
   // A shipped pack unchanged since the build was parsed and checked then: compile it at once.
   const checked = precompiledSources(file);
