@@ -90,7 +90,7 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
     benign: [],
     failures: [],
     frameFailures: [],
-    inference: { words: [], classes: [], packages: [], remedies: [], symptoms: [] },
+    inference: { words: [], classes: [], packages: [], fallback_words: [], remedies: [], symptoms: [] },
     budgets: {},
     stageRank: rankStages(family),
     defaultBudgetMs: DEFAULT_BUDGET_MS,
@@ -151,7 +151,7 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
       }
     }
     const inference = source.inference ?? {};
-    for (const table of ['words', 'classes', 'packages'] as const) {
+    for (const table of ['words', 'classes', 'packages', 'fallback_words'] as const) {
       for (const rule of inference[table] ?? []) {
         const entry: CompiledInference = { ...base(rule, 'inference', name), table, cause: rule.cause, message: rule.message, hint: rule.hint };
         pack.inference[table].push(entry);
@@ -174,6 +174,7 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
     ...pack.inference.words,
     ...pack.inference.classes,
     ...pack.inference.packages,
+    ...pack.inference.fallback_words,
     ...pack.inference.remedies,
     ...pack.inference.symptoms,
   ].sort((a, b) => a.order - b.order);

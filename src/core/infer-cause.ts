@@ -1,7 +1,8 @@
 /**
  * The cause-inference layer: an exception no failure rule names still says what went wrong,
  * through its words, its class or the library it was raised in. The tables are pack data
- * (`inference:`), consulted most specific first: words, then class, then package.
+ * (`inference:`), consulted most specific first: words, then class, then package, then the
+ * words so common (`must be`) that they speak only when nothing more specific does.
  */
 import type { CompiledInference, CompiledInferenceTables, CompiledRule } from './pack-types.js';
 
@@ -19,7 +20,8 @@ export function inferCause(tables: CompiledInferenceTables, input: InferenceInpu
   return (
     tables.words.find((entry) => entry.regex.test(input.words)) ??
     tables.classes.find((entry) => entry.regex.test(input.className)) ??
-    (input.frameFile === undefined ? undefined : tables.packages.find((entry) => entry.regex.test(input.frameFile!)))
+    (input.frameFile === undefined ? undefined : tables.packages.find((entry) => entry.regex.test(input.frameFile!))) ??
+    tables.fallback_words.find((entry) => entry.regex.test(input.words))
   );
 }
 

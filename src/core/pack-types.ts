@@ -107,6 +107,8 @@ export interface InferenceRuleSource extends RuleSource {
  */
 export interface InferenceSource {
   words?: InferenceRuleSource[];
+  /** Words so common (`must be`, `invalid value`) that the class and the package are asked first. */
+  fallback_words?: InferenceRuleSource[];
   classes?: InferenceRuleSource[];
   packages?: InferenceRuleSource[];
   remedies?: RuleSource[];
@@ -136,7 +138,7 @@ export interface PackSource {
   inference?: InferenceSource;
 }
 
-export type InferenceTable = 'words' | 'classes' | 'packages';
+export type InferenceTable = 'words' | 'classes' | 'packages' | 'fallback_words';
 
 export type RuleKind = 'detect' | 'prefix' | 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure' | 'inference' | 'remedy' | 'symptom';
 
@@ -197,9 +199,10 @@ export interface CompiledInference extends CompiledRule {
   hint: string;
 }
 
-/** The inference tables in the order they are consulted: words, then class, then package. */
+/** The inference tables in the order they are consulted: words, class, package, fallback words. */
 export interface CompiledInferenceTables {
   words: CompiledInference[];
+  fallback_words: CompiledInference[];
   classes: CompiledInference[];
   packages: CompiledInference[];
   remedies: CompiledRule[];

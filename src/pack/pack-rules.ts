@@ -28,8 +28,8 @@ const LISTS = [
   ['failures', 'failure'],
 ] as const;
 
-const INFERENCE_TABLES = ['words', 'classes', 'packages', 'remedies', 'symptoms'] as const;
-const TABLE_KIND = { words: 'inference', classes: 'inference', packages: 'inference', remedies: 'remedy', symptoms: 'symptom' } as const;
+const INFERENCE_TABLES = ['words', 'classes', 'packages', 'fallback_words', 'remedies', 'symptoms'] as const;
+const TABLE_KIND = { words: 'inference', classes: 'inference', packages: 'inference', fallback_words: 'inference', remedies: 'remedy', symptoms: 'symptom' } as const;
 
 /** Rules in file order of their lists: detect, prefixes, stages, then the rest, then the inference tables. */
 export function packRules(pack: PackSource): RuleEntry[] {

@@ -95,6 +95,7 @@ export const packSchema = {
       description: 'The cause-inference layer: causes for exceptions no failure rule names (below rules, above a plain crash).',
       properties: {
         words: { type: 'array', items: inferenceEntry('Matched against the exception line and its continuation lines.') },
+        fallback_words: { type: 'array', items: inferenceEntry('Words so common that the class and the package are asked first; matched like `words`.') },
         classes: { type: 'array', items: inferenceEntry('Matched against the class name of the exception (`torch.OutOfMemoryError`).') },
         packages: { type: 'array', items: inferenceEntry('Matched against the file of the innermost traceback frame.') },
         remedies: { type: 'array', items: rule({}, ['source']), description: 'Generic advice a server prints after an exception: not the words of the exception.' },

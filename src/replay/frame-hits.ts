@@ -7,7 +7,7 @@ import type { FrameTrace, LineTrace } from './explain-driver.js';
 
 export type HitKind = 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure' | 'exception' | 'inference' | 'remedy' | 'symptom';
 
-const READS: Record<InferenceTable, string> = { words: 'its words', classes: 'its class', packages: 'the package it was raised in' };
+const READS: Record<InferenceTable, string> = { words: 'its words', classes: 'its class', packages: 'the package it was raised in', fallback_words: 'its words (after class and package)' };
 
 export interface FrameHit {
   kind: HitKind;
@@ -68,8 +68,8 @@ export function frameHits(frame: FrameTrace, pack: CompiledPack, lineEvents: rea
 }
 
 function inferenceEntry(pack: CompiledPack, id: string): CompiledInference | undefined {
-  const { words, classes, packages } = pack.inference;
-  return words.find((e) => e.id === id) ?? classes.find((e) => e.id === id) ?? packages.find((e) => e.id === id);
+  const { words, classes, packages, fallback_words } = pack.inference;
+  return [...words, ...classes, ...packages, ...fallback_words].find((e) => e.id === id);
 }
 
 function failureDetail(cause: string, role: string, fatal: boolean): string {

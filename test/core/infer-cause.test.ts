@@ -32,6 +32,12 @@ describe('inferCause (pure: tables in, entry out)', () => {
     expect(inferCause(tables, { className, words, frameFile })?.cause).toBe(cause);
   });
 
+  it('common validation words speak only after the class and the package', () => {
+    const kernel = { className: 'RuntimeError', words: 'page_size must be 16 or 32', frameFile: '/site-packages/flashinfer/prefill.py' };
+    expect(inferCause(tables, kernel)?.cause).toBe('kernel_error');
+    expect(inferCause(tables, { ...kernel, frameFile: '/app/serve.py' })?.cause).toBe('bad_argument');
+  });
+
   it('knows nothing about a plain exception with plain words', () => {
     expect(inferCause(tables, { className: 'KeyError', words: "'foo'", frameFile: '/app/main.py' })).toBeUndefined();
   });
