@@ -91,15 +91,27 @@ export function processOf(candidate: Candidate): string {
 }
 
 /**
- * A warning explains the failure only when it comes from the failing process: once exceptions
- * were raised and none of them in the warning's process, it ranks below them.
+ * A warning explains the failure only when it comes from a failing process: once exceptions were
+ * raised and none of them in the warning's process, it ranks below them. `failing` holds the
+ * processes that raised; `added` are the candidates of the frame just weighed. Incremental, so a
+ * log repeating a warning thousands of times stays linear.
  */
-export function demoteUntiedWarnings(candidates: readonly Candidate[]): void {
-  const failing = new Set(candidates.filter((c) => c.exception && !c.superseded && c.tier <= TIER.exception).map(processOf));
-  if (failing.size === 0) return;
-  for (const candidate of candidates) {
-    if (candidate.tier === TIER.warning && !candidate.exception && !failing.has(processOf(candidate))) candidate.tier = TIER.untiedWarning;
+export function tieWarnings(all: readonly Candidate[], added: readonly Candidate[], failing: Set<string>): void {
+  const grown: string[] = [];
+  for (const candidate of added) {
+    if (!candidate.exception || candidate.superseded || candidate.tier > TIER.exception) continue;
+    const process = processOf(candidate);
+    if (!failing.has(process)) grown.push(process);
+    failing.add(process);
   }
+  const isWarning = (c: Candidate): boolean => !c.exception && (c.tier === TIER.warning || c.tier === TIER.untiedWarning);
+  const judge = (c: Candidate): void => {
+    c.tier = failing.has(processOf(c)) ? TIER.warning : TIER.untiedWarning;
+  };
+  if (failing.size === 0) return;
+  // The first failing process (or a new one) changes what every earlier warning is tied to.
+  const warnings = grown.length > 0 ? all : added;
+  for (const candidate of warnings) if (isWarning(candidate)) judge(candidate);
 }
 
 /** The best candidate: lowest tier, then earliest; superseded exceptions only if nothing else. */

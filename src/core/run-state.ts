@@ -44,6 +44,10 @@ export interface RunState {
     | undefined;
   /** The last few error-level native lines (glog E/F) no rule claimed: the words of an opaque exception. */
   nativeErrors: Evidence[];
+  /** Processes that raised an exception: a warning from another one does not explain the failure. */
+  failingProcesses: Set<string>;
+  /** A failure rule, an exception or a wrapper was seen (warnings aside): a bare `Killed` is not alone. */
+  somethingWrong: boolean;
 }
 
 export function newRun(): RunState {
@@ -68,5 +72,7 @@ export function newRun(): RunState {
     continuation: undefined,
     lastSymptom: undefined,
     nativeErrors: [],
+    failingProcesses: new Set(),
+    somethingWrong: false,
   };
 }

@@ -8,7 +8,7 @@ import type { CompiledFailure, CompiledPack } from './pack-types.js';
 import type { ParsedFrame } from './parse-line.js';
 import { continueMessage, isNativeError, readNativeLinesBefore, rememberNativeError, startContinuation } from './exception-words.js';
 import { inferCause, isOpaque, symptomClass, type InferenceInput } from './infer-cause.js';
-import { applyInference, bestCandidate, demoteUntiedWarnings, fromException, fromRule, TIER, type Candidate } from './root-cause.js';
+import { applyInference, bestCandidate, fromException, fromRule, TIER, tieWarnings, type Candidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
 import type { TracebackException } from './traceback.js';
 
@@ -28,7 +28,8 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   let fatal = false;
   let final = false;
   // Nothing went wrong before this line: no failure rule, exception or wrapper (warnings aside).
-  const firstInRun = run.candidates.every((c) => c.tier === TIER.warning || c.tier === TIER.untiedWarning);
+  const firstInRun = !run.somethingWrong;
+  const before = run.candidates.length;
   // On a line a specific rule names, a catch-all rule (`fallback`) says nothing more.
   const specific = match.failures.some((hit) => hit.rule.role === 'cause' && !hit.rule.fallback);
   for (const hit of match.failures) {
@@ -68,7 +69,11 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
     }
     if (exception.uncaught) run.uncaught ??= { at: line.at, line };
   }
-  if (match.failures.length > 0 || exception) demoteUntiedWarnings(run.candidates);
+  if (run.candidates.length > before) {
+    const added = run.candidates.slice(before);
+    tieWarnings(run.candidates, added, run.failingProcesses);
+    run.somethingWrong ||= added.some((c) => c.tier !== TIER.warning && c.tier !== TIER.untiedWarning);
+  }
   if (fatal) {
     run.pendingReady = undefined; // a held ready line is retracted
     run.failing ??= { at: line.at, line, final: false };
