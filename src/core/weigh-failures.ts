@@ -25,6 +25,8 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   const events: ClassifierEvent[] = [];
   const evidence = evidenceOf(match.frame, line);
   let namedCause: Candidate | undefined;
+  /** A rule that reads this line as a bare wrapper ("see root cause above"). */
+  let wrapper: Candidate | undefined;
   let fatal = false;
   let final = false;
   // Nothing went wrong before this line: no failure rule, exception or wrapper (warnings aside).
@@ -42,6 +44,7 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
       run.symptoms.push(evidence);
       if (hit.rule.causeWhenFirst && firstInRun) namedAlone(candidate, hit.rule.causeWhenFirst);
       if (candidate.tier === TIER.wrapperWithCause) run.lastSymptom = { candidate, lineNo: line.lineNo };
+      if (candidate.tier === TIER.wrapper) wrapper ??= candidate;
     }
     fatal ||= hit.rule.fatal;
     final ||= hit.rule.final;
@@ -64,6 +67,11 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
       namedCause.evidence = lines;
       namedCause.exception = true;
       joinNativeReport(run, namedCause);
+    } else if (wrapper && !inferCause(w.pack.inference, { className: exception.className, words: exception.message, frameFile: exception.frameFile })) {
+      // An exception that is itself the wrapper (`RuntimeError: Engine core initialization failed.
+      // See root cause above`) is no unknown cause: it stays the wrapper it says it is, unless
+      // its own words name a cause (`Capture cuda graph failed: CUDA out of memory`).
+      wrapper.evidence = lines;
     } else {
       addUnnamedException(w, exception, lines, match.frame);
     }
