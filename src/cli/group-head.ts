@@ -100,12 +100,12 @@ export class GroupHead implements NodePushReceiver, EventSink {
     write(this.options.io.stderr, `${formatGroupVerdict(group, { color: this.options.color, family: this.options.session.pack?.name })}\n`);
   }
 
-  receive(node: number, lines: unknown[]): string | undefined {
-    if (node === HEAD) return `node ${HEAD} is the head itself; followers push with their own --node-rank`;
+  receive(node: number, lines: unknown[]): { group: string } | { refused: string } {
+    if (node === HEAD) return { refused: `node ${HEAD} is the head itself; followers push with their own --node-rank` };
     this.reducer.addNode(node, 'remote');
     const events = lines.flatMap((line) => sessionEventFromJson(line) ?? []);
     this.emit(events.length > 0 ? this.reducer.push(node, events, this.now()) : this.reducer.heartbeat(node, this.now()));
-    return undefined;
+    return { group: this.reducer.verdict?.verdict ?? 'pending' };
   }
 
   onUnauthorized(node: number): void {

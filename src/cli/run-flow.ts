@@ -5,6 +5,7 @@
 import type { Writable } from 'node:stream';
 import { EXIT } from '../core/exit-codes.js';
 import { formatDuration } from '../core/duration.js';
+import type { Verdict } from '../core/events.js';
 import type { Session } from '../core/session.js';
 import type { Child } from '../io/child-process.js';
 import { describeExit } from '../io/supervise-exit.js';
@@ -32,6 +33,8 @@ export interface RunContext {
   onRelease: () => void;
   /** The head of a multi-node start: the run's verdict is the group's. */
   group?: GroupHead;
+  /** A follower: resolves with its READY when its head says the group is READY. */
+  groupReady?: Promise<Verdict>;
 }
 
 export async function superviseRun(ctx: RunContext): Promise<number> {
@@ -65,6 +68,7 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
     timeoutMs: options.timeoutMs,
     signal: io.signal,
   });
+  void ctx.groupReady?.then((verdict) => supervisor.groupReady(verdict));
   const flow = new Flow(ctx, supervisor);
   try {
     const { group } = ctx;

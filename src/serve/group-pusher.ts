@@ -20,6 +20,8 @@ export interface GroupPusherOptions {
   toJson: (event: SessionEvent) => Record<string, unknown>;
   /** Said once per kind of problem (the head refuses the token, cannot be reached). */
   onProblem: (text: string) => void;
+  /** The head's answer changed: the group's verdict so far (`pending`, `ready`, `failed`...). */
+  onGroup?: (verdict: string) => void;
 }
 
 /** Events kept for a head that cannot be reached; past this the oldest go (the verdict is never dropped). */
@@ -38,6 +40,7 @@ export class GroupPusher {
   private readonly said = new Set<string>();
   private readonly url: URL;
   private idle: (() => void) | undefined;
+  private group = 'pending';
 
   constructor(private readonly options: GroupPusherOptions) {
     this.url = new URL(`/v1/nodes/${options.node}/events`, options.leader);
@@ -92,8 +95,13 @@ export class GroupPusher {
     const headers: Record<string, string | number> = { 'content-type': 'application/x-ndjson', 'content-length': Buffer.byteLength(body) };
     if (this.options.token !== undefined) headers.authorization = `Bearer ${this.options.token}`;
     const req = request(this.url, { method: 'POST', headers }, (res) => {
-      res.resume();
-      res.on('end', () => this.done(res.statusCode ?? 0, lines));
+      let answer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => answer.length < 4096 && (answer += chunk));
+      res.on('end', () => {
+        this.heard(answer);
+        this.done(res.statusCode ?? 0, lines);
+      });
       res.on('error', () => this.done(0, lines));
     });
     req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
@@ -121,6 +129,18 @@ export class GroupPusher {
       this.send();
     }, this.retryMs);
     this.timer.unref();
+  }
+
+  private heard(answer: string): void {
+    let group: unknown;
+    try {
+      group = (JSON.parse(answer) as { group?: unknown }).group;
+    } catch {
+      return;
+    }
+    if (typeof group !== 'string' || group === this.group) return;
+    this.group = group;
+    this.options.onGroup?.(group);
   }
 
   private sayOnce(kind: string, text: string): void {

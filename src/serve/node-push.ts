@@ -15,8 +15,11 @@ export const PUSH_BODY_LIMIT = 1024 * 1024;
 export interface NodePushReceiver {
   /** Required of every push when set. */
   token?: string;
-  /** The lines of one push, parsed (a line that is not JSON is dropped). Returns an error text to refuse. */
-  receive(node: number, lines: unknown[]): string | undefined;
+  /**
+   * The lines of one push, parsed (a line that is not JSON is dropped). Answers with the group's
+   * verdict so far (`pending` until there is one), which a follower waits for; or refuses.
+   */
+  receive(node: number, lines: unknown[]): { group: string } | { refused: string };
   /** A push came with a missing or wrong token. */
   onUnauthorized(node: number): void;
 }
@@ -41,10 +44,9 @@ export function handleNodePush(req: IncomingMessage, res: ServerResponse, node: 
   });
   req.on('end', () => {
     if (refused) return;
-    const problem = receiver.receive(node, parseNdjson(Buffer.concat(chunks).toString('utf8')));
-    if (problem) return send(res, { status: 409, type: TEXT_TYPE, body: `${problem}\n` });
-    res.writeHead(204, { 'cache-control': 'no-store' });
-    res.end();
+    const answer = receiver.receive(node, parseNdjson(Buffer.concat(chunks).toString('utf8')));
+    if ('refused' in answer) return send(res, { status: 409, type: TEXT_TYPE, body: `${answer.refused}\n` });
+    send(res, { status: 200, type: 'application/json; charset=utf-8', body: `${JSON.stringify(answer)}\n` });
   });
   req.on('error', () => undefined);
 }

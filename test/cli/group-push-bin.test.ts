@@ -12,6 +12,8 @@ import { spinup, until, type SpinupProcess } from '../helpers/spinup-process.js'
 // replays the same start's node-1 log and pushes its events and heartbeats to the head.
 const NODE0 = join(repoRoot, 'fixtures/sglang/18-multinode-h20-node0-hang-30min-diststore-timeout.log');
 const NODE1 = join(repoRoot, 'fixtures/sglang/19-multinode-h20-node1-hang-after-nccl-init.log');
+// The READY path needs a head that gets ready; no real group of ours does, so a real single-node ready log plays node 0.
+const READY_LOG = join(repoRoot, 'fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log');
 const REPLAY = join(repoRoot, 'test/fixture-servers/replay-log.mjs');
 const scratch = mkdtempSync(join(tmpdir(), 'spinup-group-push-'));
 const started: SpinupProcess[] = [];
@@ -132,5 +134,24 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     expect(said).toHaveLength(1);
     expect(f.stderr().match(/refuses our token/g)).toHaveLength(1);
     expect(jsonLines(h).some((e) => e.type === 'node_joined' && e.node === 1)).toBe(false);
+  }, 60_000);
+
+  it('READY once the head is ready and node 1 joined; the follower takes its READY from the head; its server dying after is the group\'s after-ready failure', async () => {
+    const h = node(['--listen', '127.0.0.1:0', '--group-size', '2'], READY_LOG);
+    const url = await urlOf(h);
+    await until('the head waiting for node 1', () => jsonLines(h).find((e) => e.type === 'waiting'));
+    const f = follower(url, ['--listen', '127.0.0.1:0']);
+    const own = await until('the follower READY', () => jsonLines(f).find((e) => e.type === 'verdict'));
+    expect(own).toMatchObject({ verdict: 'ready', decided_by: 'group' });
+    expect((await apiGet({ url: await urlOf(f) }, '/startupz', 5_000)).status).toBe(200);
+    expect(await groupVerdict(h)).toMatchObject({ verdict: 'ready', node: 0, group: { nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: true }] } });
+    await until('the head /readyz 200', async () => ((await apiGet({ url }, '/readyz', 5_000)).status === 200 ? true : undefined));
+
+    const server = Number(/"type":"started","pid":(\d+)/.exec(f.stdout())![1]);
+    process.kill(-server, 'SIGKILL');
+    const after = await until('the after-ready failure', () => jsonLines(h).find((e) => e.type === 'after_ready_failure' && e.node === 1));
+    expect(after).toMatchObject({ verdict: 'failed', stage: 'ready' });
+    expect(await h.code).toBe(1);
+    expect(await f.code).toBe(1);
   }, 60_000);
 });

@@ -27,7 +27,7 @@ function recorder(token?: string): Recorder {
     refused: 0,
     receive: (node, lines) => {
       r.pushes.push({ node, lines });
-      return undefined;
+      return { group: 'pending' };
     },
     onUnauthorized: () => r.refused++,
   };
@@ -69,7 +69,7 @@ function pusher(leader: string, options: { token?: string; problems?: string[] }
   return p;
 }
 
-const failed: Verdict = { verdict: 'failed', stage: 'load_weights', at: 5, elapsedMs: 5, reason: 'out of memory', cause: 'cuda_oom', evidence: [{ lineNo: 7, text: 'torch.OutOfMemoryError', at: 5 }], symptoms: [] };
+const failed: Verdict = { verdict: 'failed', stage: 'load_weights', at: 5, elapsedMs: 5, reason: 'out of memory', cause: 'gpu_oom', evidence: [{ lineNo: 7, text: 'torch.OutOfMemoryError', at: 5 }], symptoms: [] };
 
 describe('POST /v1/nodes/N/events', () => {
   it('a follower started before its head retries with backoff, then delivers what it kept, in order, and beats', async () => {
@@ -86,7 +86,7 @@ describe('POST /v1/nodes/N/events', () => {
     await until('the kept events', () => head.pushes.some((push) => push.lines.length > 0) || undefined, 10_000);
     const lines = head.pushes.flatMap((push) => push.lines) as { type: string }[];
     expect(lines.map((l) => l.type)).toEqual(['restart', 'verdict']);
-    expect(lines[1]).toMatchObject({ verdict: 'failed', cause: 'cuda_oom', evidence: [{ line: 7 }] });
+    expect(lines[1]).toMatchObject({ verdict: 'failed', cause: 'gpu_oom', evidence: [{ line: 7 }] });
     // Empty pushes go on: the heartbeat.
     await until('heartbeats', () => head.pushes.filter((push) => push.lines.length === 0).length >= 2 || undefined, 10_000);
     expect(head.pushes.every((push) => push.node === 1)).toBe(true);
@@ -101,7 +101,7 @@ describe('POST /v1/nodes/N/events', () => {
     await until('several refusals', () => head.refused >= 3 || undefined, 15_000);
     expect(head.pushes).toEqual([]);
     expect(problems).toEqual([expect.stringContaining('refuses our token (401)')]);
-    expect(await raw(url, 'POST', '/v1/nodes/1/events', { token: 's3cret', body: '{"type":"restart"}\n' })).toBe(204);
+    expect(await raw(url, 'POST', '/v1/nodes/1/events', { token: 's3cret', body: '{"type":"restart"}\n' })).toBe(200);
     expect(await raw(url, 'POST', '/v1/nodes/1/events', { body: '' })).toBe(401);
   });
 

@@ -18,6 +18,8 @@ import { GroupHead } from '../group-head.js';
 import { groupRole, groupRunHelp, type GroupRole } from '../group-run-options.js';
 import { GroupPusher } from '../../serve/group-pusher.js';
 import type { EventSink } from '../live-status.js';
+import type { Verdict } from '../../core/events.js';
+import { groupReadyVerdict } from '../../core/group-verdicts.js';
 
 export const runHelp = `Usage: spinup run [options] -- CMD [ARGS...]
 
@@ -103,6 +105,7 @@ const PUSH_LAST_WORDS_MS = 2_000;
 interface GroupParts {
   head?: GroupHead;
   pusher?: GroupPusher;
+  groupReady?: Promise<Verdict>;
 }
 
 function groupParts(role: GroupRole, { io, options, session, status }: { io: Io; options: RunOptions; session: Session; status: LiveStatus }): GroupParts {
@@ -111,6 +114,8 @@ function groupParts(role: GroupRole, { io, options, session, status }: { io: Io;
   if (role.role === 'head') {
     return { head: new GroupHead({ io, mode, color: useColor(io, 'stderr'), session, status, expected: role.expected, heartbeatMs: role.heartbeatMs, token: role.token }) };
   }
+  let ready: (verdict: Verdict) => void = () => {};
+  const groupReady = new Promise<Verdict>((resolve) => (ready = resolve));
   const pusher = new GroupPusher({
     leader: role.leader,
     node: role.node,
@@ -118,9 +123,14 @@ function groupParts(role: GroupRole, { io, options, session, status }: { io: Io;
     heartbeatMs: role.heartbeatMs,
     toJson: eventJson,
     onProblem: (text) => write(io.stderr, `spinup: ${text}\n`),
+    onGroup: (verdict) => {
+      if (verdict !== 'ready') return;
+      const state = session.classifier?.state;
+      ready(groupReadyVerdict({ node: role.node, stage: state?.stage ?? 'none', at: session.now, elapsedMs: Math.max(0, session.now - (state?.startedAt ?? session.now)) }));
+    },
   });
   pusher.start();
-  return { pusher };
+  return { pusher, groupReady };
 }
 
 interface RunStart {
@@ -132,9 +142,10 @@ interface RunStart {
   status: LiveStatus;
   head?: GroupHead;
   pusher?: GroupPusher;
+  groupReady?: Promise<Verdict>;
 }
 
-async function launchAndSupervise({ io, options, session, family, commandFamily, status, head, pusher }: RunStart): Promise<number> {
+async function launchAndSupervise({ io, options, session, family, commandFamily, status, head, pusher, groupReady }: RunStart): Promise<number> {
   const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
   const child = await launch(options, io, log);
   status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
@@ -143,7 +154,7 @@ async function launchAndSupervise({ io, options, session, family, commandFamily,
   const command = [options.command, ...options.args];
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
-  return supervise(child, { io, options, session, log, reporter, group: head });
+  return supervise(child, { io, options, session, log, reporter, group: head, groupReady });
 }
 
 /** The status API, and for a group the head or the push to it: every one sees every event. */
