@@ -33,13 +33,38 @@ const HEAD = 0;
 /** Often enough that a lost follower is seen within a tenth of a second of its third missed beat. */
 const TICK_MS = 100;
 
-export class GroupHead implements NodePushReceiver, EventSink {
-  readonly token: string | undefined;
+/**
+ * How a head takes its followers' pushes (the head of `run` and of `watch`): a follower's JSON
+ * lines become session events for the group, once; a wrong token is said once, not per push.
+ */
+export function pushIntake(options: {
+  token?: string;
+  /** Nodes the head reads itself: a push for one of them is refused. */
+  local: (node: number) => boolean;
+  /** Events in (none: a heartbeat); the group's verdict so far out. */
+  take: (node: number, events: SessionEvent[]) => string;
+  note: (text: string) => void;
+}): NodePushReceiver {
+  let unauthorizedSaid = false;
+  return {
+    token: options.token,
+    receive(node, lines) {
+      if (options.local(node)) return { refused: `node ${node} is read by the head itself; followers push with their own --node-rank` };
+      return { group: options.take(node, lines.flatMap((line) => sessionEventFromJson(line) ?? [])) };
+    },
+    onUnauthorized(node) {
+      if (unauthorizedSaid) return;
+      unauthorizedSaid = true;
+      options.note(`refused a push for node ${node} (401): its token is missing or wrong; give every node the same --group-token or SPINUP_GROUP_TOKEN (said once)`);
+    },
+  };
+}
+
+export class GroupHead implements EventSink {
   private readonly reducer: GroupReducer;
   private readonly reporter: GroupReporter;
   private readonly t0 = Date.now();
   private readonly ticker: NodeJS.Timeout;
-  private unauthorizedSaid = false;
   private resolveVerdict: (verdict: GroupVerdict) => void = () => {};
   private resolveAfterReady: (decision: Decision) => void = () => {};
   /** The group's verdict, whenever it comes (before the head's own, when a follower fails first). */
@@ -48,13 +73,19 @@ export class GroupHead implements NodePushReceiver, EventSink {
   readonly afterReady: Promise<Decision>;
 
   constructor(private readonly options: GroupHeadOptions) {
-    this.token = options.token;
     this.reducer = new GroupReducer({ nodes: [{ node: HEAD, kind: 'log' }], expected: options.expected, head: HEAD, heartbeatIntervalMs: options.heartbeatMs });
     this.reporter = new GroupReporter(options.io, options.mode, options.color);
     this.decided = new Promise((resolve) => (this.resolveVerdict = resolve));
     this.afterReady = new Promise((resolve) => (this.resolveAfterReady = resolve));
     this.ticker = setInterval(() => this.emit(this.reducer.tick(this.now())), TICK_MS);
-    options.status.server.acceptPushes(this);
+    options.status.server.acceptPushes(
+      pushIntake({
+        token: options.token,
+        local: (node) => node === HEAD,
+        take: (node, events) => this.take(node, events),
+        note: (text) => this.note(text, true),
+      }),
+    );
     options.status.model.group(groupStatus(this.reducer.standing()));
     const beats = `${MISSED_HEARTBEATS} heartbeats of ${formatDuration(options.heartbeatMs)}`;
     this.note(`head of a group of ${options.expected.size} nodes: followers push to /v1/nodes/N/events; one silent for ${beats} is lost`);
@@ -100,18 +131,10 @@ export class GroupHead implements NodePushReceiver, EventSink {
     write(this.options.io.stderr, `${formatGroupVerdict(group, { color: this.options.color, family: this.options.session.pack?.name })}\n`);
   }
 
-  receive(node: number, lines: unknown[]): { group: string } | { refused: string } {
-    if (node === HEAD) return { refused: `node ${HEAD} is the head itself; followers push with their own --node-rank` };
+  private take(node: number, events: SessionEvent[]): string {
     this.reducer.addNode(node, 'remote');
-    const events = lines.flatMap((line) => sessionEventFromJson(line) ?? []);
     this.emit(events.length > 0 ? this.reducer.push(node, events, this.now()) : this.reducer.heartbeat(node, this.now()));
-    return { group: this.reducer.verdict?.verdict ?? 'pending' };
-  }
-
-  onUnauthorized(node: number): void {
-    if (this.unauthorizedSaid) return;
-    this.unauthorizedSaid = true;
-    this.note(`refused a push for node ${node} (401): its token is missing or wrong; give every node the same --group-token or SPINUP_GROUP_TOKEN (said once)`, true);
+    return this.reducer.verdict?.verdict ?? 'pending';
   }
 
   close(): void {

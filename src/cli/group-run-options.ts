@@ -64,8 +64,14 @@ export function groupRole(options: GroupRunOptions, listen: ListenAddress | unde
   const expected = options.groupSize !== undefined ? { size: options.groupSize, from: 'option' as const } : sizeFromEnv(env);
   if (options.groupSize !== undefined && !listen) throw new UsageError('--group-size needs --listen ADDR: the followers push their events to it');
   if (!listen || expected === undefined || expected.size < 2) return { role: 'single' };
-  if (token === undefined && !isLoopbackHost(listen.host)) throw new UsageError(`the head of a group listening on ${listen.text} (beyond loopback) needs a shared token: --group-token T or SPINUP_GROUP_TOKEN`);
-  return { role: 'head', expected, token, heartbeatMs: options.heartbeatMs };
+  return { role: 'head', expected, token: headToken(listen, token, env), heartbeatMs: options.heartbeatMs };
+}
+
+/** The group's token: --group-token, else SPINUP_GROUP_TOKEN; required of a head listening beyond loopback. */
+export function headToken(listen: ListenAddress, token: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const given = token ?? (env.SPINUP_GROUP_TOKEN || undefined);
+  if (given === undefined && !isLoopbackHost(listen.host)) throw new UsageError(`the head of a group listening on ${listen.text} (beyond loopback) needs a shared token: --group-token T or SPINUP_GROUP_TOKEN`);
+  return given;
 }
 
 function sizeFromEnv(env: NodeJS.ProcessEnv): { size: number; from: SizeSource } | undefined {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -153,5 +153,20 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     expect(after).toMatchObject({ verdict: 'failed', stage: 'ready' });
     expect(await h.code).toBe(1);
     expect(await f.code).toBe(1);
+  }, 60_000);
+
+  it('spinup watch can be the head too: it follows node 0\'s log and takes node 1\'s pushes, one READY for both', async () => {
+    const log = join(scratch, `watched-${++logs}.log`);
+    writeFileSync(log, '');
+    const h = spinup(['watch', '--json', '--no-state', '--listen', '127.0.0.1:0', '--group-size', '2', '--heartbeat', '200ms', log], {});
+    started.push(h);
+    const url = await urlOf(h);
+    appendFileSync(log, readFileSync(READY_LOG));
+    await until('the head waiting for node 1', () => jsonLines(h).find((e) => e.type === 'waiting'));
+    expect((await apiGet({ url }, '/readyz', 5_000)).status).toBe(503);
+    const f = follower(url);
+    expect(await groupVerdict(h)).toMatchObject({ verdict: 'ready', node: 0, group: { expected: 2, nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: true }] } });
+    expect(await until('the follower READY', () => jsonLines(f).find((e) => e.type === 'verdict'))).toMatchObject({ verdict: 'ready', decided_by: 'group' });
+    expect(await h.code).toBe(0);
   }, 60_000);
 });
