@@ -57,11 +57,15 @@ export function groupRunOptions(values: { 'group-leader'?: string; 'node-rank'?:
 
 export type GroupRole = { role: 'single' } | { role: 'follower'; leader: string; node: number; token?: string; heartbeatMs: number } | { role: 'head'; expected: { size: number; from: SizeSource }; token?: string; heartbeatMs: number };
 
-/** Which part this `run` plays, now that the environment and --listen are known. */
-export function groupRole(options: GroupRunOptions, listen: ListenAddress | undefined, env: NodeJS.ProcessEnv): GroupRole {
+/**
+ * Which part this `run` plays, now that the environment and --listen are known. The head's size:
+ * --group-size, else the server command's own `--nnodes N` (what its log will say), else the
+ * environment LWS or Slurm set.
+ */
+export function groupRole(options: GroupRunOptions, listen: ListenAddress | undefined, env: NodeJS.ProcessEnv, serverArgs: readonly string[] = []): GroupRole {
   const token = options.token ?? (env.SPINUP_GROUP_TOKEN || undefined);
   if (options.leader !== undefined) return { role: 'follower', leader: options.leader, node: options.nodeRank!, token, heartbeatMs: options.heartbeatMs };
-  const expected = options.groupSize !== undefined ? { size: options.groupSize, from: 'option' as const } : sizeFromEnv(env);
+  const expected = options.groupSize !== undefined ? { size: options.groupSize, from: 'option' as const } : (sizeFromCommand(serverArgs) ?? sizeFromEnv(env));
   if (options.groupSize !== undefined && !listen) throw new UsageError('--group-size needs --listen ADDR: the followers push their events to it');
   if (!listen || expected === undefined || expected.size < 2) return { role: 'single' };
   return { role: 'head', expected, token: headToken(listen, token, env), heartbeatMs: options.heartbeatMs };
@@ -72,6 +76,15 @@ export function headToken(listen: ListenAddress, token: string | undefined, env:
   const given = token ?? (env.SPINUP_GROUP_TOKEN || undefined);
   if (given === undefined && !isLoopbackHost(listen.host)) throw new UsageError(`the head of a group listening on ${listen.text} (beyond loopback) needs a shared token: --group-token T or SPINUP_GROUP_TOKEN`);
   return given;
+}
+
+/** `--nnodes 2` or `--nnodes=2` (SGLang and vLLM both say it so). */
+function sizeFromCommand(args: readonly string[]): { size: number; from: SizeSource } | undefined {
+  for (const [i, arg] of args.entries()) {
+    const value = arg === '--nnodes' ? args[i + 1] : arg.startsWith('--nnodes=') ? arg.slice('--nnodes='.length) : undefined;
+    if (value !== undefined && /^\d{1,4}$/.test(value) && Number(value) >= 1) return { size: Number(value), from: 'command' };
+  }
+  return undefined;
 }
 
 function sizeFromEnv(env: NodeJS.ProcessEnv): { size: number; from: SizeSource } | undefined {

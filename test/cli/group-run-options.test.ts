@@ -16,6 +16,14 @@ describe('the part a run plays in a group', () => {
     expect(groupRole(groupRunOptions(values), listen, env).role).toBe(role);
   });
 
+  it.for([
+    [['--nnodes', '2', '--node-rank', '0'], { size: 2, from: 'command' }],
+    [['--nnodes=4'], { size: 4, from: 'command' }],
+    [['--tp', '8'], { size: 3, from: 'env' }],
+  ] as const)('the head reads its size from the server command %j before the environment', ([args, expected]) => {
+    expect(groupRole(groupRunOptions({}), loopback, { SLURM_NNODES: '3' }, args)).toMatchObject({ role: 'head', expected });
+  });
+
   it('the head takes --group-size over the environment, and the token from the environment', () => {
     expect(groupRole(groupRunOptions({ 'group-size': '16' }), everywhere, { SLURM_NNODES: '2', SPINUP_GROUP_TOKEN: 't' })).toEqual({ role: 'head', expected: { size: 16, from: 'option' }, token: 't', heartbeatMs: 5_000 });
   });

@@ -66,14 +66,15 @@ describe('examples/leaderworkerset', () => {
 
     const head = runOf(expand(leader.command, lws));
     expect(familyFromCommand(head.command, head.args)).toBe(family);
-    expect(groupRole(head.group, head.listen, env)).toEqual({ role: 'head', expected: { size, from: 'env' }, token: 'from-the-secret', heartbeatMs: 5_000 });
-    expect(() => groupRole(head.group, head.listen, lws)).toThrow(/needs a shared token/);
+    // The size from the server's own --nnodes (LWS's variable filled in), as its log will say it.
+    expect(groupRole(head.group, head.listen, env, head.args)).toEqual({ role: 'head', expected: { size, from: 'command' }, token: 'from-the-secret', heartbeatMs: 5_000 });
+    expect(() => groupRole(head.group, head.listen, lws, head.args)).toThrow(/needs a shared token/);
     expect(head.args.join(' ')).toContain(`--nnodes ${size} --node-rank 0`);
 
     for (let rank = 1; rank < size; rank++) {
       const follower = runOf(expand(worker.command, { ...lws, LWS_WORKER_INDEX: String(rank) }));
       expect(familyFromCommand(follower.command, follower.args)).toBe(family);
-      expect(groupRole(follower.group, follower.listen, env)).toEqual({ role: 'follower', leader: `http://${leaderAddress}:${head.listen!.port}`, node: rank, token: 'from-the-secret', heartbeatMs: 5_000 });
+      expect(groupRole(follower.group, follower.listen, env, follower.args)).toEqual({ role: 'follower', leader: `http://${leaderAddress}:${head.listen!.port}`, node: rank, token: 'from-the-secret', heartbeatMs: 5_000 });
       expect(follower.args.join(' ')).toContain(`--nnodes ${size} --node-rank ${rank}`);
     }
 
@@ -125,8 +126,9 @@ describe('examples/slurm/sglang-2-nodes.sbatch', () => {
     const env = { SLURM_NNODES: '2', SPINUP_GROUP_TOKEN: n0.token };
     const head = runOf(['spinup', ...n0.argv]);
     const follower = runOf(['spinup', ...n1.argv]);
+    expect(groupRole(head.group, head.listen, env, head.args)).toMatchObject({ role: 'head', expected: { size: 2, from: 'command' } });
     expect(groupRole(head.group, head.listen, env)).toMatchObject({ role: 'head', expected: { size: 2, from: 'env' } });
-    expect(groupRole(follower.group, follower.listen, env)).toMatchObject({ role: 'follower', leader: `http://gpu-a:${head.listen!.port}`, node: 1 });
+    expect(groupRole(follower.group, follower.listen, env, follower.args)).toMatchObject({ role: 'follower', leader: `http://gpu-a:${head.listen!.port}`, node: 1 });
     expect(familyFromCommand(head.command, head.args)).toBe('sglang');
     expect(head.args.join(' ')).toContain('--dist-init-addr gpu-a:20000 --nnodes 2 --node-rank 0');
     expect(follower.args.join(' ')).toContain('--dist-init-addr gpu-a:20000 --nnodes 2 --node-rank 1');

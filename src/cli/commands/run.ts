@@ -82,7 +82,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const commandFamily = packFamily === undefined ? familyFromCommand(options.command, options.args) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
   const session = new Session({ packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } });
-  const role = groupRole(options.group, options.listen, io.env);
+  const role = groupRole(options.group, options.listen, io.env, options.args);
   // Bound before the launch: a taken --listen port fails the run before a server starts.
   const status = await LiveStatus.start({ io, command: 'run', session, listen: options.listen, state: !options.noState });
   const group = groupParts(role, { io, options, session, status });
