@@ -4,19 +4,18 @@
  * `POST /v1/nodes/N/events` is a `remote` node, lost when it misses three heartbeat intervals.
  * The head's verdict, exit code, /readyz, /v1/status and /metrics are then the group's.
  */
-import { formatGroupVerdict } from './format/group-text.js';
+import { formatDuration } from '../core/duration.js';
 import { GroupReducer, MISSED_HEARTBEATS } from '../core/group-reducer.js';
 import type { GroupEvent, GroupVerdict, SizeSource } from '../core/group-types.js';
 import { namedVerdict } from '../core/group-verdicts.js';
-import { sessionEventFromJson } from '../core/remote-events.js';
 import type { Session, SessionEvent } from '../core/session.js';
 import type { Decision, Outcome } from '../io/supervise.js';
-import type { NodePushReceiver } from '../serve/node-push.js';
 import { groupStatus } from '../status/group-status.js';
 import { GroupReporter, type GroupReportMode } from './format/group-reporter.js';
+import { formatGroupVerdict } from './format/group-text.js';
 import { write, type Io } from './io-context.js';
 import type { EventSink, LiveStatus } from './live-status.js';
-import { formatDuration } from '../core/duration.js';
+import { pushIntake } from './push-intake.js';
 
 export interface GroupHeadOptions {
   io: Io;
@@ -32,33 +31,6 @@ export interface GroupHeadOptions {
 const HEAD = 0;
 /** Often enough that a lost follower is seen within a tenth of a second of its third missed beat. */
 const TICK_MS = 100;
-
-/**
- * How a head takes its followers' pushes (the head of `run` and of `watch`): a follower's JSON
- * lines become session events for the group, once; a wrong token is said once, not per push.
- */
-export function pushIntake(options: {
-  token?: string;
-  /** Nodes the head reads itself: a push for one of them is refused. */
-  local: (node: number) => boolean;
-  /** Events in (none: a heartbeat); the group's verdict so far out. */
-  take: (node: number, events: SessionEvent[]) => string;
-  note: (text: string) => void;
-}): NodePushReceiver {
-  let unauthorizedSaid = false;
-  return {
-    token: options.token,
-    receive(node, lines) {
-      if (options.local(node)) return { refused: `node ${node} is read by the head itself; followers push with their own --node-rank` };
-      return { group: options.take(node, lines.flatMap((line) => sessionEventFromJson(line) ?? [])) };
-    },
-    onUnauthorized(node) {
-      if (unauthorizedSaid) return;
-      unauthorizedSaid = true;
-      options.note(`refused a push for node ${node} (401): its token is missing or wrong; give every node the same --group-token or SPINUP_GROUP_TOKEN (said once)`);
-    },
-  };
-}
 
 export class GroupHead implements EventSink {
   private readonly reducer: GroupReducer;

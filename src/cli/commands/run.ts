@@ -13,13 +13,8 @@ import { superviseRun } from '../run-flow.js';
 import { openRunLog, type RunLog } from '../run-log-file.js';
 import { parseRunArgs, type RunOptions } from '../run-options.js';
 import { RunReporter } from '../run-reporter.js';
-import { eventJson } from '../format/verdict-json.js';
-import { GroupHead } from '../group-head.js';
-import { groupRole, groupRunHelp, type GroupRole } from '../group-run-options.js';
-import { GroupPusher } from '../../serve/group-pusher.js';
-import type { EventSink } from '../live-status.js';
-import type { Verdict } from '../../core/events.js';
-import { groupReadyVerdict } from '../../core/group-verdicts.js';
+import { groupParts, PUSH_LAST_WORDS_MS, teeSinks, type GroupParts } from '../run-group.js';
+import { groupRole, groupRunHelp } from '../group-run-options.js';
 
 export const runHelp = `Usage: spinup run [options] -- CMD [ARGS...]
 
@@ -99,50 +94,13 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   }
 }
 
-/** How long a follower's verdict may take to reach the head before `run` exits anyway. */
-const PUSH_LAST_WORDS_MS = 2_000;
-
-interface GroupParts {
-  head?: GroupHead;
-  pusher?: GroupPusher;
-  groupReady?: Promise<Verdict>;
-}
-
-function groupParts(role: GroupRole, { io, options, session, status }: { io: Io; options: RunOptions; session: Session; status: LiveStatus }): GroupParts {
-  if (role.role === 'single') return {};
-  const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
-  if (role.role === 'head') {
-    return { head: new GroupHead({ io, mode, color: useColor(io, 'stderr'), session, status, expected: role.expected, heartbeatMs: role.heartbeatMs, token: role.token }) };
-  }
-  let ready: (verdict: Verdict) => void = () => {};
-  const groupReady = new Promise<Verdict>((resolve) => (ready = resolve));
-  const pusher = new GroupPusher({
-    leader: role.leader,
-    node: role.node,
-    token: role.token,
-    heartbeatMs: role.heartbeatMs,
-    toJson: eventJson,
-    onProblem: (text) => write(io.stderr, `spinup: ${text}\n`),
-    onGroup: (verdict) => {
-      if (verdict !== 'ready') return;
-      const state = session.classifier?.state;
-      ready(groupReadyVerdict({ node: role.node, stage: state?.stage ?? 'none', at: session.now, elapsedMs: Math.max(0, session.now - (state?.startedAt ?? session.now)) }));
-    },
-  });
-  pusher.start();
-  return { pusher, groupReady };
-}
-
-interface RunStart {
+interface RunStart extends GroupParts {
   io: Io;
   options: RunOptions;
   session: Session;
   family: string | undefined;
   commandFamily: string | undefined;
   status: LiveStatus;
-  head?: GroupHead;
-  pusher?: GroupPusher;
-  groupReady?: Promise<Verdict>;
 }
 
 async function launchAndSupervise({ io, options, session, family, commandFamily, status, head, pusher, groupReady }: RunStart): Promise<number> {
@@ -155,12 +113,6 @@ async function launchAndSupervise({ io, options, session, family, commandFamily,
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
   return supervise(child, { io, options, session, log, reporter, group: head, groupReady });
-}
-
-/** The status API, and for a group the head or the push to it: every one sees every event. */
-function teeSinks(sinks: (EventSink | undefined)[]): EventSink {
-  const all = sinks.filter((s): s is EventSink => s !== undefined);
-  return { events: (events) => all.forEach((s) => s.events(events)), verdict: (verdict) => all.forEach((s) => s.verdict(verdict)) };
 }
 
 async function launch(options: RunOptions, io: Io, log: RunLog): Promise<Child> {

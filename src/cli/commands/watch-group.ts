@@ -13,7 +13,7 @@ import { durationOption, packsOption } from '../options.js';
 import type { ListenAddress } from '../../status/listen-address.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { headToken } from '../group-run-options.js';
-import { pushIntake } from '../group-head.js';
+import { pushIntake } from '../push-intake.js';
 import { groupStatus } from '../../status/group-status.js';
 import { namedVerdict } from '../../core/group-verdicts.js';
 import type { GroupWatchResult } from '../../io/group-watch.js';
