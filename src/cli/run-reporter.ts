@@ -14,6 +14,7 @@ import { clip, formatVerdict } from './format/verdict-text.js';
 import { WatchReporter } from './format/watch-reporter.js';
 import { write, type Io } from './io-context.js';
 import type { EventSink } from './live-status.js';
+import { systemClock } from '../io/wall-clock.js';
 
 export type RunReportMode = 'lines' | 'json' | 'quiet';
 
@@ -84,7 +85,7 @@ export class RunReporter {
         health: facts.healthUrl ? { url: facts.healthUrl, ...probeJson(decision.health) } : undefined,
         oom_evidence: decision.oomEvidence?.length ? decision.oomEvidence : undefined,
         log: facts.log,
-        wall_ms: Date.now(),
+        wall_ms: systemClock.now(),
       });
       write(this.io.stdout, `${JSON.stringify({ type: 'verdict', ...json })}\n`);
       return;

@@ -14,8 +14,8 @@ import { junitCase, junitXml } from '../format/junit.js';
 import { InputError, UsageError } from '../errors.js';
 import { useColor, write, type Io } from '../io-context.js';
 import { durationOption } from '../options.js';
-import { replayHistoryHelp, replayMemory } from './history.js';
-import type { ReplayMemory } from '../../history/replay-memory.js';
+import { replayHistoryHelp, replayMemory } from '../history-flags.js';
+import type { ReplayMemory } from '../../replay/replay-memory.js';
 
 export const replayHelp = `Usage: spinup replay [options] [PATH|GLOB...]
        spinup replay --record LOG [--family NAME] [--then-idle DURATION] [--force]

@@ -1,5 +1,6 @@
 /** `spinup run [options] -- CMD ARGS...`: launch the server, tee its log, and supervise the process too. */
 import { EXIT } from '../../core/exit-codes.js';
+import { wallDate } from '../../io/wall-clock.js';
 import { Session } from '../../core/session.js';
 import { SpawnError, startChild, type Child } from '../../io/child-process.js';
 import { groupAlive } from '../../io/supervise-stop.js';
@@ -96,7 +97,7 @@ interface RunStart {
 }
 
 async function launchAndSupervise({ io, options, session, family, commandFamily, status }: RunStart): Promise<number> {
-  const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
+  const log = openRunLog({ cwd: io.cwd, requested: options.log, now: wallDate() });
   const child = await launch(options, io, log);
   status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';

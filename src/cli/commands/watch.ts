@@ -13,7 +13,8 @@ import { useColor, type Io } from '../io-context.js';
 import { durationOption, listenHelp, listenOption, packsOption } from '../options.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
-import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from './history.js';
+import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from '../history-flags.js';
+import { systemClock } from '../../io/wall-clock.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
 
@@ -117,7 +118,7 @@ async function watchWith({ io, values, target, path, follow, session, memory, mo
     result = await runWatchLoop({
       source,
       session,
-      wall: live && !(target === '-' && !follow) ? () => Date.now() : undefined,
+      wall: live && !(target === '-' && !follow) ? () => systemClock.now() : undefined,
       stopAtVerdict: live && !(target === '-' && !follow),
       liveAfterCatchUp: Boolean(path) && follow,
       timeoutMs,
