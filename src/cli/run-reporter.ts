@@ -73,7 +73,7 @@ export class RunReporter {
     this.sink?.verdict(verdict);
     if (this.mode === 'json') {
       const json = verdictJson(verdict, {
-        family: this.session.pack?.name,
+        family: this.session.pack?.isShared ? undefined : this.session.pack?.name,
         decided_by: decision.by,
         process: {
           pid: facts.pid,
