@@ -37,8 +37,8 @@ export interface StartMemory {
   session: TrackedSession;
   /** Set when the history could not be (fully) read. */
   warning?: string;
-  /** Appends this start's record; returns a warning when that failed. */
-  record(verdict: Verdict | undefined): string | undefined;
+  /** Appends this start's record (`log`: where it was read, when known only now); returns a warning when that failed. */
+  record(verdict: Verdict | undefined, log?: string): string | undefined;
 }
 
 export function startMemory(params: {
@@ -46,7 +46,7 @@ export function startMemory(params: {
   flags: { history?: string; 'no-history'?: boolean; 'no-learn'?: boolean };
   session: SessionOptions;
   source: StartRecord['source'];
-  log: string;
+  log?: string;
 }): StartMemory {
   const { io, flags } = params;
   if (flags['no-history'] && flags.history !== undefined) throw new UsageError('--history and --no-history disagree; pick one');
@@ -55,9 +55,9 @@ export function startMemory(params: {
   const host = hostname();
   const opened = openMemory({ path, host, learn: !flags['no-learn'] });
   const session = new TrackedSession({ ...params.session, memory: opened.memory });
-  const record = (verdict: Verdict | undefined): string | undefined => {
+  const record = (verdict: Verdict | undefined, log = params.log): string | undefined => {
     if (!verdict) return undefined;
-    return recordStart({ path, session, verdict, host, when: wallDate(), source: params.source, log: params.log }).warning;
+    return recordStart({ path, session, verdict, host, when: wallDate(), source: params.source, log }).warning;
   };
   return { session, warning: opened.warning, record };
 }

@@ -11,7 +11,7 @@ import { startsTimelineText } from '../../report/text-timeline.js';
 
 export const historyHelp = `Usage: spinup history [options]
 
-Past starts recorded by 'watch' (and 'replay --history'), then, per model and settings,
+Past starts recorded by 'watch' and 'run' (and 'replay --history'), then, per model and settings,
 how long each stage took in the starts that got ready: what is normal on this host, and
 what learned stall budgets are made of.
 
