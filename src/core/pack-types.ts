@@ -3,6 +3,7 @@
  * (`Compiled*`) so the classifier only ever runs prepared regular expressions.
  */
 import type { RulePrefilter } from './prefilter.js';
+import type { RuleKind } from './rule-kinds.js';
 import type { Cause, Stage } from './vocabulary.js';
 
 export interface RuleSource {
@@ -90,6 +91,28 @@ export interface FailureRuleSource extends RuleSource {
   hint: string;
 }
 
+/**
+ * How `run` knows the family from the launch command: the pattern is tried on the program's name
+ * (`vllm`, `sglang`) and on a `python -m` module (`sglang.launch_server`), never on other arguments.
+ */
+export type LaunchRuleSource = RuleSource;
+
+/**
+ * A line where the server prints its arguments (`server_args=ServerArgs(...)`): the pattern finds
+ * where the list begins, and the named keys give the start's facts (model, tensor parallelism).
+ * Quantization and speculative settings use the keys both families share.
+ */
+export interface StartFactsRuleSource extends RuleSource {
+  /** The character that ends the list (`)`, `}`); none = the rest of the line. */
+  close?: string;
+  /** Keys naming the model, first found wins. */
+  model: string[];
+  /** Keys giving the tensor-parallel size. */
+  tp: string[];
+  /** The TP size when the dump leaves it out (an argument dump that lists only non-defaults). */
+  tp_default?: number;
+}
+
 export interface TimingSource {
   /** Budget for stages that do not name one. */
   default_budget?: string;
@@ -110,9 +133,11 @@ export interface PackSource {
   heartbeats?: HeartbeatRuleSource[];
   benign?: RuleSource[];
   failures?: FailureRuleSource[];
+  launch?: LaunchRuleSource[];
+  start_facts?: StartFactsRuleSource[];
 }
 
-export type RuleKind = 'detect' | 'prefix' | 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure';
+export type { RuleKind } from './rule-kinds.js';
 
 export interface CompiledRule {
   id: string;
@@ -166,6 +191,13 @@ export interface CompiledFailure extends CompiledRule {
   hint: string;
 }
 
+export interface CompiledFactDump extends CompiledRule {
+  close?: string;
+  model: string[];
+  tp: string[];
+  tpDefault?: number;
+}
+
 export interface CompiledPack {
   name: string;
   /** Files the pack was built from, family file first. */
@@ -190,8 +222,12 @@ export interface CompiledPack {
   stageRank: Record<Stage, number>;
   defaultBudgetMs: number;
   settleMs: number;
-  /** Every rule, for coverage and explain. */
+  /** Every rule that classifies lines, for coverage and explain. */
   allRules: CompiledRule[];
+  /** The launch commands of this family (`run` reads them; the family's own file only). */
+  launch: CompiledRule[];
+  /** The argument dumps that give a start's facts (this pack's and its includes'). */
+  startFacts: CompiledFactDump[];
   /** Picks the rules that may match a frame (from the literals each pattern requires). */
   prefilter: RulePrefilter;
   /**

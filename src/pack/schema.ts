@@ -90,5 +90,23 @@ export const packSchema = {
         ['cause', 'message', 'hint'],
       ),
     },
+    launch: {
+      type: 'array',
+      description: 'How `run` knows this family from its launch command: tried on the program name and a `python -m` module.',
+      items: rule(),
+    },
+    start_facts: {
+      type: 'array',
+      description: 'Argument dumps that give a start\'s model and settings: the pattern finds where the list begins.',
+      items: rule(
+        {
+          close: { type: 'string', minLength: 1, maxLength: 1, description: 'The character that ends the list; none = the rest of the line.' },
+          model: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 }, description: 'Keys naming the model, first found wins.' },
+          tp: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 }, description: 'Keys giving the tensor-parallel size.' },
+          tp_default: { type: 'integer', minimum: 1, description: 'The TP size when the dump leaves it out.' },
+        },
+        ['model', 'tp'],
+      ),
+    },
   },
 } as const;

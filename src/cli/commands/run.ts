@@ -73,7 +73,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   }
   const { options } = parsed;
   const { packs, family: packFamily } = packsOption(options.pack);
-  const commandFamily = packFamily === undefined ? familyFromCommand(options.command, options.args) : undefined;
+  const commandFamily = packFamily === undefined ? familyFromCommand({ command: options.command, args: options.args, packs }) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
   const memory = startMemory({ io, flags: options.history, session: { packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } }, source: 'run' });
   const session = memory.session;
