@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { familyFromCommand } from '../../src/cli/run-family.js';
+import { familyFromCommand } from '../../src/cli/run/family.js';
 import { readHistory } from '../../src/history/history-store.js';
 import { loadPack } from '../../src/pack/load-pack.js';
 import { runMain } from '../helpers/run-main.js';

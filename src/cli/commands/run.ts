@@ -2,18 +2,18 @@
 import { EXIT } from '../../core/exit-codes.js';
 import { wallDate } from '../../io/wall-clock.js';
 import { SpawnError, startChild, type Child } from '../../io/child-process.js';
-import { groupAlive } from '../../io/supervise-stop.js';
+import { groupAlive } from '../../io/supervise/stop.js';
 import { InputError } from '../errors.js';
 import { useColor, write, type Io } from '../io-context.js';
 import { historyFlagsHelp, startMemory, type StartMemory } from '../history-flags.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { listenHelp, packsOption } from '../options.js';
-import { familyFromCommand } from '../run-family.js';
-import { modelFromCommand } from '../run-model.js';
-import { superviseRun } from '../run-flow.js';
-import { openRunLog, type RunLog } from '../run-log-file.js';
-import { parseRunArgs, type RunOptions } from '../run-options.js';
-import { RunReporter } from '../run-reporter.js';
+import { familyFromCommand } from '../run/family.js';
+import { modelFromCommand } from '../run/model.js';
+import { superviseRun } from '../run/flow.js';
+import { openRunLog, type RunLog } from '../run/log-file.js';
+import { parseRunArgs, type RunOptions } from '../run/options.js';
+import { RunReporter } from '../run/reporter.js';
 
 export const runHelp = `Usage: spinup run [options] -- CMD [ARGS...]
 

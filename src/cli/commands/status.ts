@@ -8,7 +8,7 @@ import type { StatusSnapshot } from '../../status/status-snapshot.js';
 import { statusLineText, verdictLineText } from '../../status/status-text.js';
 import { UsageError } from '../errors.js';
 import { write, type Io } from '../io-context.js';
-import { findRun, runsDirOf } from '../run-lookup.js';
+import { findRun, runsDirOf } from '../find-run.js';
 import { systemClock } from '../../io/wall-clock.js';
 
 export const statusHelp = `Usage: spinup status [ID] [--json]

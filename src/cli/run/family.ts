@@ -1,6 +1,6 @@
 /** The server family named by the launch command itself, so stall budgets apply from the first line. */
 import { basename } from 'node:path';
-import type { CompiledPack } from '../core/pack-types.js';
+import type { CompiledPack } from '../../core/pack-types.js';
 
 /**
  * `python -m sglang.launch_server ...`, `sglang serve ...`, `vllm serve ...`,

@@ -1,6 +1,6 @@
 /** Ending (or letting go of) a supervised server's process group, and the small waits that go with it. */
-import type { Child, StopReport } from './child-process.js';
-import { systemClock } from './wall-clock.js';
+import type { Child, StopReport } from '../child-process.js';
+import { systemClock } from '../wall-clock.js';
 
 /** After SIGINT and the grace period, SIGTERM gets this long before SIGKILL. */
 const STOP_AFTER_INTERRUPT_MS = 2_000;

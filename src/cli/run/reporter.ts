@@ -3,20 +3,20 @@
  * stderr: stage lines, notes and the verdict block. With --json, stdout carries one JSON event per line instead.
  */
 import pc from 'picocolors';
-import { formatDuration } from '../core/duration.js';
-import type { Session, SessionEvent } from '../core/session.js';
-import type { ProbeResult } from '../io/health-probe.js';
-import type { Decision } from '../io/supervise.js';
-import { describeExit } from '../io/supervise-exit.js';
-import { probeText } from '../io/supervise-verdicts.js';
-import { verdictJson } from './format/verdict-json.js';
-import { clip, formatVerdict } from './format/verdict-text.js';
-import { liveReporter } from './reporters/choose-reporter.js';
-import type { LiveReporter } from './reporters/live-reporter.js';
-import { standing } from './reporters/standing.js';
-import { write, type Io } from './io-context.js';
-import type { EventSink } from './live-status.js';
-import { systemClock } from '../io/wall-clock.js';
+import { formatDuration } from '../../core/duration.js';
+import type { Session, SessionEvent } from '../../core/session.js';
+import type { ProbeResult } from '../../io/health-probe.js';
+import type { Decision } from '../../io/supervise/supervisor.js';
+import { describeExit } from '../../io/supervise/exit.js';
+import { probeText } from '../../io/supervise/verdicts.js';
+import { verdictJson } from '../format/verdict-json.js';
+import { clip, formatVerdict } from '../format/verdict-text.js';
+import { liveReporter } from '../reporters/choose-reporter.js';
+import type { LiveReporter } from '../reporters/live-reporter.js';
+import { standing } from '../reporters/standing.js';
+import { write, type Io } from '../io-context.js';
+import type { EventSink } from '../live-status.js';
+import { systemClock } from '../../io/wall-clock.js';
 
 export type RunReportMode = 'lines' | 'json' | 'quiet';
 

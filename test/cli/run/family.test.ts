@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { familyFromCommand } from '../../src/cli/run-family.js';
-import { FAMILIES, loadPack } from '../../src/pack/load-pack.js';
+import { familyFromCommand } from '../../../src/cli/run/family.js';
+import { FAMILIES, loadPack } from '../../../src/pack/load-pack.js';
 
 const packs = FAMILIES.map((f) => loadPack(f));
 

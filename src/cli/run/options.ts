@@ -1,9 +1,9 @@
 /** The command line of `spinup run [options] -- CMD ARGS...`. */
 import { parseArgs } from 'node:util';
-import { UsageError } from './errors.js';
-import type { ListenAddress } from '../status/listen-address.js';
-import { historyFlags } from './history-flags.js';
-import { durationOption, listenOption } from './options.js';
+import { UsageError } from '../errors.js';
+import type { ListenAddress } from '../../status/listen-address.js';
+import { historyFlags } from '../history-flags.js';
+import { durationOption, listenOption } from '../options.js';
 
 export interface RunOptions {
   command: string;

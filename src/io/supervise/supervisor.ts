@@ -3,17 +3,17 @@
  * the process itself is watched too, so a death that leaves no line in the log is still a verdict. Never prints:
  * everything is handed to the caller's callbacks.
  */
-import type { Verdict } from '../core/events.js';
-import type { Session, SessionEvent } from '../core/session.js';
-import type { Child, ChildExit, StopReport } from './child-process.js';
-import { HealthPoller, probeHealth, type ProbeResult } from './health-probe.js';
-import { findOomEvidence } from './host-oom-evidence.js';
-import { AfterReadyWatch } from './supervise-after-ready.js';
-import { healthStallVerdict, timeoutVerdict } from './supervise-verdicts.js';
-import { exitAfterReadyVerdict, exitSignal, exitVerdict } from './supervise-exit.js';
-import { StreamMerger, type Merged } from './supervise-merge.js';
-import { interruptGroup, releaseChild, within } from './supervise-stop.js';
-import { systemClock, type WallClock } from './wall-clock.js';
+import type { Verdict } from '../../core/events.js';
+import type { Session, SessionEvent } from '../../core/session.js';
+import type { Child, ChildExit, StopReport } from '../child-process.js';
+import { HealthPoller, probeHealth, type ProbeResult } from '../health-probe.js';
+import { findOomEvidence } from '../host-oom-evidence.js';
+import { AfterReadyWatch } from './after-ready.js';
+import { healthStallVerdict, timeoutVerdict } from './verdicts.js';
+import { exitAfterReadyVerdict, exitSignal, exitVerdict } from './exit.js';
+import { StreamMerger, type Merged } from './merge.js';
+import { interruptGroup, releaseChild, within } from './stop.js';
+import { systemClock, type WallClock } from '../wall-clock.js';
 
 export interface SupervisorOptions {
   child: Child;

@@ -1,9 +1,9 @@
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { OutputQueue, type OutputChunk } from './output-queue.js';
-import { isProcessAlive, listGroupMembers } from './process-table.js';
-import { signalProcessGroup, terminateGroup, type StopReport } from './terminate-group.js';
-import { systemClock } from './wall-clock.js';
+import { OutputQueue, type OutputChunk } from '../output-queue.js';
+import { isProcessAlive, listGroupMembers } from '../process-table.js';
+import { signalProcessGroup, terminateGroup, type StopReport } from '../terminate-group.js';
+import { systemClock } from '../wall-clock.js';
 
 /** How the main process ended. Exactly one of `code` and `signal` is non-null. */
 export interface ChildExit {
