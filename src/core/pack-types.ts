@@ -1,141 +1,30 @@
 /**
- * The shape of a rule pack: first as written in YAML (`*Source`), then compiled once at the edge
- * (`Compiled*`) so the classifier only ever runs prepared regular expressions.
+ * The shape of a rule pack: as written in YAML (`*Source`, generated from the schema into
+ * pack-source.ts), then compiled once at the edge (`Compiled*`) so the classifier only ever runs
+ * prepared regular expressions.
  */
 import type { RulePrefilter } from './prefilter.js';
 import type { RuleKind } from './rule-kinds.js';
 import type { Cause, Stage } from './vocabulary.js';
 
-export interface RuleSource {
-  id: string;
-  pattern: string;
-  description: string;
-  /** Adds the `i` flag. */
-  ignore_case?: boolean;
-  /** Fixtures or upstream source that justify the rule (provenance for rule owners). */
-  fixtures?: string[];
-  source?: string;
-  /** Why no fixture exercises this rule yet (coverage accepts the rule when this is given). */
-  untested?: string;
-}
-
-export interface DetectRuleSource extends RuleSource {
-  /**
-   * A clue, not proof: a line this family prints that another program could too (a logger
-   * format, a module path). Clues count; one alone never decides (see core/detect-family.ts).
-   */
-  clue?: boolean;
-}
-
-export interface PrefixRuleSource extends RuleSource {
-  /** True when this prefix is the server's own logger: a traceback under it was logged, not uncaught. */
-  logger?: boolean;
-}
-
-export interface MarkerRuleSource extends RuleSource {
-  /** This marker starts a new run of the server (a later run in the same file resets the state). */
-  restart?: boolean;
-  /** This marker may re-enter its (earlier) stage when the current stage is this one or later. */
-  reenter_from?: Stage;
-}
-
-export interface StageSource {
-  stage: Stage;
-  /** Longest silence (no progress, no new line but heartbeats) tolerated in this stage. */
-  budget?: string;
-  /**
-   * The least a budget learned from earlier starts may be: the stage's time depends on disk,
-   * caches or the network, so warm starts say nothing about a cold one.
-   */
-  cold_floor?: string;
-  markers: MarkerRuleSource[];
-}
-
-export interface ProgressRuleSource extends RuleSource {
-  /** Entering this stage if not already there or beyond (logs at WARNING level show only bars). */
-  stage?: Stage;
-  /** What is being counted, for people: `shards`, `batches`. */
-  unit?: string;
-}
-
-export interface ReadyRuleSource extends RuleSource {
-  /** Hold the ready verdict this long: a retraction (a bind error) can still follow. */
-  hold?: string;
-  /** Lines that confirm a held ready at once (`Uvicorn running on`). */
-  confirm?: string[];
-}
-
-export interface HeartbeatRuleSource extends RuleSource {
-  /** This many repeats with no progress between them is the server's own report of a hang. */
-  stall_after?: number;
-}
+// The pack as written: generated from the JSON Schema (src/pack/schema.ts), its one definition.
+export type {
+  DetectRuleSource,
+  FailureRuleSource,
+  HeartbeatRuleSource,
+  LaunchRuleSource,
+  MarkerRuleSource,
+  PackSource,
+  PrefixRuleSource,
+  ProgressRuleSource,
+  ReadyRuleSource,
+  RuleSource,
+  StageSource,
+  StartFactsRuleSource,
+  TimingSource,
+} from './pack-source.js';
 
 export type FailureRole = 'cause' | 'symptom';
-
-export interface FailureRuleSource extends RuleSource {
-  cause: Cause;
-  /** `cause`: the line names what went wrong. `symptom`: it says the start is dead, the cause is elsewhere. */
-  role?: FailureRole;
-  /** False for lines that explain a failure when one happens but do not by themselves end the start. */
-  fatal?: boolean;
-  /** The server is exiting: no better root cause will follow. */
-  final?: boolean;
-  /**
-   * Only for the exception line that closes a traceback whose innermost frame's file matches
-   * this pattern (an assertion inside a kernel library is a kernel error, whatever its text).
-   */
-  in_frame?: string;
-  /** Like `in_frame`, but any frame of the traceback may match (an error inside the draft worker). */
-  in_traceback?: string;
-  message: string;
-  hint: string;
-}
-
-/**
- * How `run` knows the family from the launch command: the pattern is tried on the program's name
- * (`vllm`, `sglang`) and on a `python -m` module (`sglang.launch_server`), never on other arguments.
- */
-export type LaunchRuleSource = RuleSource;
-
-/**
- * A line where the server prints its arguments (`server_args=ServerArgs(...)`): the pattern finds
- * where the list begins, and the named keys give the start's facts (model, tensor parallelism).
- * Quantization and speculative settings use the keys both families share.
- */
-export interface StartFactsRuleSource extends RuleSource {
-  /** The character that ends the list (`)`, `}`); none = the rest of the line. */
-  close?: string;
-  /** Keys naming the model, first found wins. */
-  model: string[];
-  /** Keys giving the tensor-parallel size. */
-  tp: string[];
-  /** The TP size when the dump leaves it out (an argument dump that lists only non-defaults). */
-  tp_default?: number;
-}
-
-export interface TimingSource {
-  /** Budget for stages that do not name one. */
-  default_budget?: string;
-  /** After a fatal line without a clear cause, how long to wait for the cause to show. */
-  settle?: string;
-}
-
-export interface PackSource {
-  pack: string;
-  description: string;
-  include?: string[];
-  timing?: TimingSource;
-  detect?: DetectRuleSource[];
-  prefixes?: PrefixRuleSource[];
-  stages?: StageSource[];
-  progress?: ProgressRuleSource[];
-  ready?: ReadyRuleSource[];
-  heartbeats?: HeartbeatRuleSource[];
-  benign?: RuleSource[];
-  failures?: FailureRuleSource[];
-  launch?: LaunchRuleSource[];
-  start_facts?: StartFactsRuleSource[];
-}
 
 export type { RuleKind } from './rule-kinds.js';
 
