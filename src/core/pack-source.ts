@@ -19,6 +19,10 @@ export interface FailureRuleSource extends RuleSource {
   in_frame?: string;
   /** Only for a traceback with any frame file matching this. */
   in_traceback?: string;
+  /** A catch-all: on a line a specific rule also names, the specific rule wins. */
+  fallback?: boolean;
+  /** For a wrapper: the cause it names when nothing went wrong before it (a bare `Killed`). */
+  cause_when_first?: Cause;
   message: string;
   hint: string;
 }
@@ -26,6 +30,25 @@ export interface FailureRuleSource extends RuleSource {
 export interface HeartbeatRuleSource extends RuleSource {
   /** This many repeats with no progress between them is the server's own report of a hang. */
   stall_after?: number;
+}
+
+/** Matched against the exception line and its continuation lines. `source` names the catalog section it comes from. */
+export interface InferenceRuleSource extends RuleSource {
+  cause: Cause;
+  message: string;
+  hint: string;
+}
+
+/** The cause-inference layer: causes for exceptions no failure rule names (below rules, above a plain crash). */
+export interface InferenceSource {
+  words?: InferenceRuleSource[];
+  fallback_words?: InferenceRuleSource[];
+  classes?: InferenceRuleSource[];
+  packages?: InferenceRuleSource[];
+  /** Generic advice a server prints after an exception: not the words of the exception. */
+  remedies?: RuleSource[];
+  /** Classes of exceptions that only report another process dying (a launcher EOFError): ranked below a wrapper that names the cause. */
+  symptoms?: RuleSource[];
 }
 
 export interface LaunchRuleSource extends RuleSource {}
@@ -56,6 +79,8 @@ export interface PackSource {
   launch?: LaunchRuleSource[];
   /** Argument dumps that give a start's model and settings: the pattern finds where the list begins. */
   start_facts?: StartFactsRuleSource[];
+  /** The cause-inference layer: causes for exceptions no failure rule names (below rules, above a plain crash). */
+  inference?: InferenceSource;
 }
 
 export interface PrefixRuleSource extends RuleSource {

@@ -12,6 +12,8 @@ export type {
   DetectRuleSource,
   FailureRuleSource,
   HeartbeatRuleSource,
+  InferenceRuleSource,
+  InferenceSource,
   LaunchRuleSource,
   MarkerRuleSource,
   PackSource,
@@ -27,6 +29,8 @@ export type {
 export type FailureRole = 'cause' | 'symptom';
 
 export type { RuleKind } from './rule-kinds.js';
+
+export type InferenceTable = 'words' | 'classes' | 'packages' | 'fallback_words';
 
 export interface CompiledRule {
   id: string;
@@ -76,6 +80,8 @@ export interface CompiledFailure extends CompiledRule {
   final: boolean;
   inFrame?: RegExp;
   inTraceback?: RegExp;
+  fallback: boolean;
+  causeWhenFirst?: Cause;
   message: string;
   hint: string;
 }
@@ -85,6 +91,23 @@ export interface CompiledFactDump extends CompiledRule {
   model: string[];
   tp: string[];
   tpDefault?: number;
+}
+
+export interface CompiledInference extends CompiledRule {
+  table: InferenceTable;
+  cause: Cause;
+  message: string;
+  hint: string;
+}
+
+/** The inference tables in the order they are consulted: words, class, package, fallback words. */
+export interface CompiledInferenceTables {
+  words: CompiledInference[];
+  fallback_words: CompiledInference[];
+  classes: CompiledInference[];
+  packages: CompiledInference[];
+  remedies: CompiledRule[];
+  symptoms: CompiledRule[];
 }
 
 export interface CompiledPack {
@@ -101,6 +124,8 @@ export interface CompiledPack {
   failures: CompiledFailure[];
   /** Failures judged by the frame an exception was raised in (see `in_frame`). */
   frameFailures: CompiledFailure[];
+  /** Causes for exceptions no failure rule names (see `InferenceSource`). */
+  inference: CompiledInferenceTables;
   budgets: Partial<Record<Stage, number>>;
   /** Per stage, the least a learned budget may be (`cold_floor`). */
   coldFloors: Partial<Record<Stage, number>>;

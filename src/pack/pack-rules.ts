@@ -19,17 +19,22 @@ export interface PatternEntry {
   source: string;
 }
 
-/** Rules in the order of the kinds (core/rule-kinds.ts): detect, prefixes, stages, then the rest. */
+/** Rules in the order of the kinds (core/rule-kinds.ts): detect, prefixes, stages, the rest, the inference tables. */
 export function packRules(pack: PackSource): RuleEntry[] {
   const entries: RuleEntry[] = [];
-  for (const { kind, list } of RULE_KINDS) {
+  for (const entry of RULE_KINDS) {
+    const { kind, list } = entry;
     if (list === 'stages') {
       (pack.stages ?? []).forEach((stage, s) => {
         stage.markers.forEach((rule, index) => entries.push({ kind, path: ['stages', s, 'markers', index], rule }));
       });
-      continue;
+    } else if (list === 'inference') {
+      for (const table of 'tables' in entry ? entry.tables : []) {
+        (pack.inference?.[table] ?? []).forEach((rule: RuleSource, index: number) => entries.push({ kind, path: ['inference', table, index], rule }));
+      }
+    } else {
+      (pack[list] ?? []).forEach((rule: RuleSource, index: number) => entries.push({ kind, path: [list, index], rule }));
     }
-    (pack[list] ?? []).forEach((rule: RuleSource, index: number) => entries.push({ kind, path: [list, index], rule }));
   }
   return entries;
 }

@@ -23,14 +23,26 @@ const NAMES: Record<string, string> = {
   'failures[]': 'FailureRuleSource',
   'launch[]': 'LaunchRuleSource',
   'start_facts[]': 'StartFactsRuleSource',
+  inference: 'InferenceSource',
+  // The four tables hold one shape of entry; remedies and symptoms are plain rules.
+  'inference.words[]': 'InferenceRuleSource',
+  'inference.fallback_words[]': 'InferenceRuleSource',
+  'inference.classes[]': 'InferenceRuleSource',
+  'inference.packages[]': 'InferenceRuleSource',
+  'inference.remedies[]': 'RuleSource',
+  'inference.symptoms[]': 'RuleSource',
 };
 
 export function packSourceTypes(): string {
-  const interfaces: string[] = [];
+  // By name, the first place that names it wins (benign's RuleSource, the words table's entry).
+  const interfaces = new Map<string, string>();
   const typeOf = (schema: Schema, path: string): string => {
     const name = NAMES[path];
     if (name !== undefined) {
-      interfaces.push(interfaceText(name, schema, path));
+      if (!interfaces.has(name)) {
+        interfaces.set(name, '');
+        interfaces.set(name, interfaceText(name, schema, path));
+      }
       return name;
     }
     if (Array.isArray(schema.enum)) return enumType(schema.enum);
@@ -65,7 +77,7 @@ export function packSourceTypes(): string {
 // The shape of a rule pack as written in YAML; core/pack-types.ts compiles it.
 import type { Cause, Stage } from './vocabulary.js';
 `;
-  return `${header}\n${[...new Set(interfaces)].sort(byName).join('\n')}`;
+  return `${header}\n${[...interfaces.values()].sort(byName).join('\n')}`;
 }
 
 const RULE_FIELDS = Object.keys((packSchema.properties.benign.items as { properties: object }).properties);

@@ -102,7 +102,8 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
     const { measureCoverage } = await import('../../replay/coverage.js');
     // The node logs of a group are exercised like any log (with the group's expectation).
     const nodePairs = groups.flatMap((group) => group.nodes.map((node) => ({ log: node.log, expect: group.expect })));
-    reporter.coverage(measureCoverage({ pairs: [...pairs, ...nodePairs], packs, packRefs: values.pack, cwd: io.cwd }));
+    const inferencePacks = loadPacks(values.pack, { withoutCauseRules: 'all' });
+    reporter.coverage(measureCoverage({ pairs: [...pairs, ...nodePairs], packs, packRefs: values.pack, inferencePacks, cwd: io.cwd }));
   }
   reporter.finish({ passed, failed, total: results.length });
   return failed === 0 ? EXIT.ok : EXIT.failed;
