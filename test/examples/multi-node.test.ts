@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { groupRole } from '../../src/cli/group-run-options.js';
-import { familyFromCommand } from '../../src/cli/run-family.js';
-import { parseRunArgs, type RunOptions } from '../../src/cli/run-options.js';
+import { groupRole } from '../../src/cli/run/group-options.js';
+import { familyFromCommand } from '../../src/cli/run/family.js';
+import { parseRunArgs, type RunOptions } from '../../src/cli/run/options.js';
 import { budgetFor } from '../../src/core/budgets.js';
 import { STAGES } from '../../src/core/vocabulary.js';
-import { loadPack } from '../../src/pack/load-pack.js';
+import { FAMILIES, loadPack } from '../../src/pack/load-pack.js';
 import { repoRoot } from '../helpers/run-main.js';
 import { SHAPES, strictProblems } from './kubernetes-yaml.js';
 
@@ -17,6 +17,7 @@ import { SHAPES, strictProblems } from './kubernetes-yaml.js';
 // and each node's command line, with the variables LWS or Slurm fill in, is a spinup run that
 // plays the right part (the leader the head of a group of `size`, the workers pushing to it).
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const PACKS = FAMILIES.map((f) => loadPack(f));
 const scratch = mkdtempSync(join(tmpdir(), 'spinup-examples-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -65,7 +66,7 @@ describe('examples/leaderworkerset', () => {
     const env = { ...lws, SPINUP_GROUP_TOKEN: 'from-the-secret' };
 
     const head = runOf(expand(leader.command, lws));
-    expect(familyFromCommand(head.command, head.args)).toBe(family);
+    expect(familyFromCommand({ command: head.command, args: head.args, packs: PACKS })).toBe(family);
     // The size from the server's own --nnodes (LWS's variable filled in), as its log will say it.
     expect(groupRole(head.group, head.listen, env, head.args)).toEqual({ role: 'head', expected: { size, from: 'command' }, token: 'from-the-secret', heartbeatMs: 5_000 });
     expect(() => groupRole(head.group, head.listen, lws, head.args)).toThrow(/needs a shared token/);
@@ -73,7 +74,7 @@ describe('examples/leaderworkerset', () => {
 
     for (let rank = 1; rank < size; rank++) {
       const follower = runOf(expand(worker.command, { ...lws, LWS_WORKER_INDEX: String(rank) }));
-      expect(familyFromCommand(follower.command, follower.args)).toBe(family);
+      expect(familyFromCommand({ command: follower.command, args: follower.args, packs: PACKS })).toBe(family);
       expect(groupRole(follower.group, follower.listen, env, follower.args)).toEqual({ role: 'follower', leader: `http://${leaderAddress}:${head.listen!.port}`, node: rank, token: 'from-the-secret', heartbeatMs: 5_000 });
       expect(follower.args.join(' ')).toContain(`--nnodes ${size} --node-rank ${rank}`);
     }
@@ -129,7 +130,7 @@ describe('examples/slurm/sglang-2-nodes.sbatch', () => {
     expect(groupRole(head.group, head.listen, env, head.args)).toMatchObject({ role: 'head', expected: { size: 2, from: 'command' } });
     expect(groupRole(head.group, head.listen, env)).toMatchObject({ role: 'head', expected: { size: 2, from: 'env' } });
     expect(groupRole(follower.group, follower.listen, env, follower.args)).toMatchObject({ role: 'follower', leader: `http://gpu-a:${head.listen!.port}`, node: 1 });
-    expect(familyFromCommand(head.command, head.args)).toBe('sglang');
+    expect(familyFromCommand({ command: head.command, args: head.args, packs: PACKS })).toBe('sglang');
     expect(head.args.join(' ')).toContain('--dist-init-addr gpu-a:20000 --nnodes 2 --node-rank 0');
     expect(follower.args.join(' ')).toContain('--dist-init-addr gpu-a:20000 --nnodes 2 --node-rank 1');
   });

@@ -1,0 +1,188 @@
+/**
+ * The life of `spinup run` once the server started: the startup verdict, then either `--then`, or staying
+ * attached until a crash or Ctrl-C; and always, at the end, the process group stopped (or left, when asked).
+ */
+import type { Writable } from 'node:stream';
+import { EXIT } from '../../core/exit-codes.js';
+import { formatDuration } from '../../core/duration.js';
+import type { Verdict } from '../../core/events.js';
+import type { Session } from '../../core/session.js';
+import type { Child } from '../../io/child-process.js';
+import { describeExit } from '../../io/supervise/exit.js';
+import { Supervisor, type Decision } from '../../io/supervise/supervisor.js';
+import { groupAlive } from '../../io/supervise/stop.js';
+import { exitCodeFor } from '../exit-for-verdict.js';
+import type { StartMemory } from '../history-flags.js';
+import type { Io } from '../io-context.js';
+import type { RunLog } from './log-file.js';
+import type { RunOptions } from './options.js';
+import type { RunFacts, RunReporter } from './reporter.js';
+import { runThen } from './then.js';
+import type { GroupHead } from './group-head.js';
+
+/** After a FAILED verdict from the log, how long the server may take to exit by itself before SIGTERM. */
+const LAST_WORDS_MS = 1_000;
+
+export interface RunContext {
+  io: Io;
+  options: RunOptions;
+  child: Child;
+  session: Session;
+  /** The start history: the run's verdict is recorded once it is decided. */
+  memory: StartMemory;
+  log: RunLog;
+  reporter: RunReporter;
+  /** Called when the server is deliberately left running (--keep-on-fail). */
+  onRelease: () => void;
+  /** The head of a multi-node start: the run's verdict is the group's. */
+  group?: GroupHead;
+  /** A follower: resolves with its READY when its head says the group is READY. */
+  groupReady?: Promise<Verdict>;
+}
+
+export async function superviseRun(ctx: RunContext): Promise<number> {
+  const { io, options, child, log, reporter } = ctx;
+  let echo = !options.json && !options.quiet;
+  let logBroken = false;
+  // Set when the run is over; a server left running (--keep-on-fail) may still write.
+  let over = false;
+  const facts: RunFacts = { pid: child.pid, startedAt: child.startedAt, log: log.shown, healthUrl: options.health };
+  const supervisor = new Supervisor({
+    child,
+    session: ctx.session,
+    onOutput: async (bytes) => {
+      if (over) return;
+      if (!logBroken) {
+        try {
+          log.write(bytes);
+        } catch (error) {
+          logBroken = true;
+          reporter.note(`cannot write ${log.shown} (${(error as Error).message}); the server's output is no longer logged`, { type: 'log_error', log: log.shown, error: (error as Error).message }, true);
+        }
+      }
+      if (echo) await writeAndDrain(io.stdout, bytes);
+    },
+    onEvents: (events) => reporter.events(events),
+    onExit: (exit) => reporter.note(`the server (pid ${child.pid}) ${describeExit(exit)}`, { type: 'exit', pid: child.pid, code: exit.code, signal: exit.signal, wall_ms: exit.at }),
+    onHealth: (result, changed) => {
+      if (changed && options.health) reporter.health(result, options.health);
+    },
+    health: options.health ? { url: options.health, waitMs: options.healthWaitMs } : undefined,
+    timeoutMs: options.timeoutMs,
+    signal: io.signal,
+  });
+  void ctx.groupReady?.then((verdict) => supervisor.groupReady(verdict));
+  const flow = new Flow(ctx, supervisor);
+  try {
+    const { group } = ctx;
+    const startup = group ? await group.startup(supervisor.startup(), io.signal) : await supervisor.startup();
+    if (startup.kind === 'interrupted') return await flow.interrupted(true);
+    // A head's verdict block is the group's, printed by the group (group-head.ts).
+    if (!group) reporter.verdict(startup.decision, facts);
+    const unrecorded = ctx.memory.record(startup.decision.verdict, log.path);
+    if (unrecorded) reporter.note(`history: ${unrecorded}`, { type: 'history', detail: unrecorded });
+    if (startup.decision.verdict.verdict !== 'ready') return await flow.failed(startup.decision);
+    if (options.then !== undefined) {
+      echo = false;
+      return await flow.then(options.then);
+    }
+    reporter.note(`attached: streaming the server's output to ${log.shown}; a crash ends the run (exit 1), Ctrl-C stops the server`, { type: 'attached', log: log.shown });
+    const after = group ? await Promise.race([supervisor.attached(), group.afterReady.then((decision) => ({ kind: 'decided' as const, decision }))]) : await supervisor.attached();
+    if (after.kind === 'interrupted') return await flow.interrupted(false);
+    reporter.verdict(after.decision, facts);
+    return await flow.failed(after.decision);
+  } finally {
+    over = true;
+    supervisor.close();
+    log.close();
+  }
+}
+
+class Flow {
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly supervisor: Supervisor,
+  ) {}
+
+  private get reporter(): RunReporter {
+    return this.ctx.reporter;
+  }
+
+  async failed(decision: Decision): Promise<number> {
+    const code = exitCodeFor(decision.verdict.verdict === 'ready' ? 'failed' : decision.verdict.verdict);
+    const { child, options } = this.ctx;
+    if (options.keepOnFail && groupAlive(child)) {
+      const pgid = child.pgid;
+      const text = `--keep-on-fail: the server is left running (process group ${pgid}, pids ${child.groupMembers().join(' ')}); its output is no longer logged. Stop it with: kill -TERM -- -${pgid}`;
+      this.reporter.note(text, { type: 'left_running', pgid, pids: child.groupMembers() }, true);
+      this.supervisor.release();
+      this.ctx.onRelease();
+      return code;
+    }
+    // A server that logged a fatal error is usually on its way out: let its last words (other ranks' tracebacks)
+    // reach the log before SIGTERM cuts them off.
+    if (decision.by === 'log' && decision.verdict.verdict === 'failed') await this.supervisor.waitForExit(LAST_WORDS_MS);
+    await this.stop();
+    return code;
+  }
+
+  async then(command: string): Promise<number> {
+    const { io, options, child, log } = this.ctx;
+    this.supervisor.passive();
+    this.reporter.note(`running --then: ${command} (the server's output goes on to ${log.shown} only)`, { type: 'then_start', command });
+    const env = { ...io.env, SPINUP_LOG: log.path, SPINUP_SERVER_PID: String(child.pid) };
+    const result = await runThen({ command, env, cwd: io.cwd, stdoutToStderr: options.json, graceMs: options.graceMs, signal: io.signal });
+    const how = result.signal ? `was killed by ${result.signal} (exit ${result.code})` : `exited with code ${result.code}`;
+    this.reporter.note(`--then ${how}`, { type: 'then_exit', command, code: result.code, signal: result.signal }, true);
+    if (result.interrupted) return this.interrupted(false);
+    await this.stop();
+    return result.code;
+  }
+
+  async interrupted(beforeVerdict: boolean): Promise<number> {
+    const { child, options } = this.ctx;
+    if (beforeVerdict) this.reporter.message(`interrupted: ${this.reporter.standing()}`);
+    if (groupAlive(child)) {
+      const grace = formatDuration(options.graceMs);
+      this.reporter.note(`interrupted: SIGINT to the server (process group ${child.pgid}); waiting up to ${grace} for it to exit`, { type: 'stopping', signal: 'SIGINT', pgid: child.pgid, grace_ms: options.graceMs }, true);
+      const { report, exitedOnSigint } = await this.supervisor.interrupt(options.graceMs);
+      const how = exitedOnSigint ? 'the server exited on SIGINT' : report.escalated ? 'the server was killed (SIGKILL)' : 'the server stopped on SIGTERM';
+      this.stopped(how, report, true);
+    } else {
+      await this.supervisor.stop(0);
+    }
+    return EXIT.interrupted;
+  }
+
+  private async stop(): Promise<void> {
+    const { child, options } = this.ctx;
+    if (!groupAlive(child)) {
+      await this.supervisor.stop(0);
+      return;
+    }
+    const grace = formatDuration(options.graceMs);
+    const members = child.groupMembers();
+    this.reporter.note(`stopping the server: SIGTERM to process group ${child.pgid} (pids ${members.join(' ')}), SIGKILL after ${grace}`, { type: 'stopping', signal: 'SIGTERM', pgid: child.pgid, pids: members, grace_ms: options.graceMs });
+    const report = await this.supervisor.stop(options.graceMs);
+    this.stopped(report.escalated ? `SIGTERM was not enough within ${grace}: killed with SIGKILL` : 'the server stopped on SIGTERM', report, report.escalated);
+  }
+
+  private stopped(how: string, report: { escalated: boolean; survivors: number[] }, important: boolean): void {
+    const left = report.survivors.length > 0 ? `; still alive after SIGKILL (uninterruptible sleep?): pids ${report.survivors.join(' ')}` : '';
+    this.reporter.note(`${how}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors }, important || left !== '');
+  }
+}
+
+async function writeAndDrain(stream: Writable, bytes: Buffer): Promise<void> {
+  if (stream.destroyed || !stream.writable) return;
+  if (stream.write(bytes)) return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
+}

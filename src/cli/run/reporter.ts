@@ -1,0 +1,128 @@
+/**
+ * What `spinup run` says. The server's own lines own stdout (unless --json), so everything spinup says goes to
+ * stderr: stage lines, notes and the verdict block. With --json, stdout carries one JSON event per line instead.
+ */
+import pc from 'picocolors';
+import { formatDuration } from '../../core/duration.js';
+import type { Session, SessionEvent } from '../../core/session.js';
+import type { ProbeResult } from '../../io/health-probe.js';
+import type { Decision } from '../../io/supervise/supervisor.js';
+import { describeExit } from '../../io/supervise/exit.js';
+import { probeText } from '../../io/supervise/verdicts.js';
+import { verdictJson } from '../format/verdict-json.js';
+import { clip, formatVerdict } from '../format/verdict-text.js';
+import { liveReporter } from '../reporters/choose-reporter.js';
+import type { LiveReporter } from '../reporters/live-reporter.js';
+import { standing } from '../reporters/standing.js';
+import { write, type Io } from '../io-context.js';
+import type { EventSink } from '../live-status.js';
+import { systemClock } from '../../io/wall-clock.js';
+
+export type RunReportMode = 'lines' | 'json' | 'quiet';
+
+export interface RunFacts {
+  pid: number;
+  startedAt: number;
+  log: string;
+  healthUrl?: string;
+}
+
+export class RunReporter {
+  /** The session's own events, as `watch` would show them. */
+  private readonly watch: LiveReporter;
+  private readonly c: ReturnType<typeof pc.createColors>;
+
+  constructor(
+    private readonly io: Io,
+    private readonly mode: RunReportMode,
+    color: boolean,
+    private readonly session: Session,
+    /** The status API: every event, and the verdict the run decided. */
+    private readonly sink?: EventSink,
+  ) {
+    this.c = pc.createColors(color);
+    this.watch = liveReporter({ format: mode, io, session, color });
+  }
+
+  /** Session events, except verdicts: the run decides its own (the probe, the process), see `verdict`. */
+  events(events: SessionEvent[]): void {
+    this.sink?.events(events);
+    const shown = events.filter((event) => event.type !== 'verdict');
+    if (shown.length > 0) this.watch.events(shown);
+  }
+
+  /** A run event: one line on stderr, or a JSON object `{ type, ... }` on stdout. `important` shows even with --quiet. */
+  note(text: string, json: { type: string } & Record<string, unknown>, important = false): void {
+    if (this.mode === 'json') write(this.io.stdout, `${JSON.stringify(json)}\n`);
+    else if (this.mode === 'lines' || important) write(this.io.stderr, `${this.c.dim('spinup:')} ${text}\n`);
+  }
+
+  health(result: ProbeResult, url: string): void {
+    const text = result.ok ? `health ${url} answers 200` : `health ${url}: ${probeText(result)}`;
+    this.note(text, { type: 'health', url, ok: result.ok, status: result.status, error: result.error });
+  }
+
+  /** Ctrl-C, timeouts and the like, where there is no verdict to print. */
+  message(text: string): void {
+    this.watch.message(text);
+  }
+
+  standing(): string {
+    return standing(this.session, this.c);
+  }
+
+  verdict(decision: Decision, facts: RunFacts): void {
+    const { verdict } = decision;
+    this.sink?.verdict(verdict);
+    if (this.mode === 'json') {
+      const json = verdictJson(verdict, {
+        family: this.session.pack?.isShared ? undefined : this.session.pack?.name,
+        decided_by: decision.by,
+        process: {
+          pid: facts.pid,
+          code: decision.exit?.code,
+          signal: decision.exit?.signal,
+          started_wall_ms: facts.startedAt,
+          exited_wall_ms: decision.exit?.at,
+        },
+        health: facts.healthUrl ? { url: facts.healthUrl, ...probeJson(decision.health) } : undefined,
+        oom_evidence: decision.oomEvidence?.length ? decision.oomEvidence : undefined,
+        log: facts.log,
+        wall_ms: systemClock.now(),
+      });
+      write(this.io.stdout, `${JSON.stringify({ type: 'verdict', ...json })}\n`);
+      return;
+    }
+    const block = formatVerdict(verdict, { color: this.c.isColorSupported, family: this.session.pack?.name });
+    write(this.io.stderr, `${[block, ...this.rows(decision, facts)].join('\n')}\n`);
+  }
+
+  private rows(decision: Decision, facts: RunFacts): string[] {
+    const { verdict, exit } = decision;
+    const rows: string[] = [];
+    if (decision.by === 'process' || (verdict.stage === 'ready' && verdict.verdict === 'failed')) rows.push(this.row('why', verdict.reason));
+    if (decision.by === 'process' && verdict.lastLine) {
+      rows.push(this.row('last line', `${this.c.dim(`line ${verdict.lastLine.lineNo}:`)} ${clip(verdict.lastLine.text, 200)}`));
+    }
+    for (const [index, line] of (decision.oomEvidence ?? []).entries()) rows.push(this.row(index === 0 ? 'kernel' : '', clip(line, 200)));
+    if (exit) rows.push(this.row('process', `pid ${facts.pid} ${describeExit(exit)}, ${formatDuration(exit.at - facts.startedAt)} after launch`));
+    if (facts.healthUrl) rows.push(this.row('health', this.healthRow(decision, facts.healthUrl)));
+    rows.push(this.row('log', facts.log));
+    return rows;
+  }
+
+  private healthRow(decision: Decision, url: string): string {
+    const result = decision.health;
+    if (decision.by === 'health' && result?.ok && decision.verdict.verdict === 'ready') return `${url} answered 200 after the ready line: the probe agrees`;
+    if (result?.ok) return `${url} answered 200, yet the ${decision.verdict.verdict === 'failed' ? 'server failed' : 'start stalled'}: a 200 alone proves nothing`;
+    return `${url}: ${probeText(result)}`;
+  }
+
+  private row(label: string, value: string): string {
+    return `  ${this.c.dim(label.padEnd(10))} ${value}`;
+  }
+}
+
+function probeJson(result: ProbeResult | undefined): Record<string, unknown> {
+  return result ? { ok: result.ok, status: result.status, error: result.error, wall_ms: result.at } : { ok: false };
+}

@@ -1,0 +1,141 @@
+import type { ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { OutputQueue, type OutputChunk } from '../output-queue.js';
+import { isProcessAlive, listGroupMembers } from '../process-table.js';
+import { signalProcessGroup, terminateGroup, type StopReport } from '../terminate-group.js';
+import { systemClock } from '../wall-clock.js';
+
+/** How the main process ended. Exactly one of `code` and `signal` is non-null. */
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** wall-clock time (ms) when the exit was observed (within milliseconds of the death). */
+  at: number;
+}
+
+/** A server started by `startChild`: the leader of its own process group. */
+export interface Child {
+  pid: number;
+  /** Equal to `pid`: the child leads a new session and process group. */
+  pgid: number;
+  /** wall-clock time (ms) right after the process was started. */
+  startedAt: number;
+  /**
+   * Raw stdout and stderr chunks in arrival order; iterate once. Chunks are not lines, and the two streams
+   * interleave, so keep one partial-line buffer per stream. Ends when every writer of the pipes is gone
+   * (orphans in the group keep it open) or after `stop` / `reapGroup`. Not consuming it makes the child
+   * block on write once about 1 MiB is buffered.
+   */
+  output: AsyncIterable<OutputChunk>;
+  /** Resolves as soon as the main process exits; its last output may still be in flight. Never rejects. */
+  exited: Promise<ChildExit>;
+  /** Whether the main process is running; a zombie counts as dead. */
+  isAlive(): boolean;
+  /** Sends `signal` to the whole group; false when no process of the group was left to receive it. */
+  signalGroup(signal: NodeJS.Signals): boolean;
+  /**
+   * SIGTERM the group, wait up to `graceMs` for every member (not only the main process) to be gone, then
+   * SIGKILL it. Also ends `output`. Safe to call at any time and more than once; concurrent calls share one run.
+   */
+  stop(options: { graceMs: number }): Promise<StopReport>;
+  /** The same as `stop`, named for the case where the main process already exited and left orphans. */
+  reapGroup(graceMs: number): Promise<StopReport>;
+  /** Live (non-zombie) pids in the group, read from /proc; includes `pid` while it runs. */
+  groupMembers(): number[];
+  /** Lets go of the child: it keeps running, and no longer keeps this process alive (`--keep-on-fail`). */
+  release(): void;
+}
+
+// After the group is gone, give the pipes this long to deliver their last bytes before closing them.
+const OUTPUT_DRAIN_MS = 200;
+const HIGH_WATER_BYTES = 1 << 20;
+
+/** What `startChild` spawns: stdin ignored, stdout and stderr piped. */
+export type PipedProcess = ChildProcessByStdio<null, Readable, Readable>;
+
+/** The `Child` implementation; construct it synchronously right after `spawn` so no event is missed. */
+export class SupervisedChild implements Child {
+  readonly pid: number;
+  readonly pgid: number;
+  readonly startedAt = systemClock.now();
+  readonly output: OutputQueue;
+  readonly exited: Promise<ChildExit>;
+  private exit: ChildExit | undefined;
+  private readonly outputClosed: Promise<void>;
+  private stopping: Promise<StopReport> | undefined;
+
+  constructor(private readonly proc: PipedProcess) {
+    // Before 'spawn' succeeds pid is undefined; 0 is refused by signalProcessGroup, never our own group.
+    this.pid = proc.pid ?? 0;
+    this.pgid = this.pid;
+    this.output = new OutputQueue({ highWaterBytes: HIGH_WATER_BYTES, onPressure: (paused) => this.pause(paused) });
+    this.exited = new Promise((resolve) => {
+      proc.once('exit', (code, signal) => {
+        this.exit = { code, signal, at: systemClock.now() };
+        resolve(this.exit);
+      });
+    });
+    // Errors after a successful spawn (a failed kill, say) carry no news about the process itself.
+    proc.on('error', () => {});
+    this.outputClosed = Promise.all([this.pipe(proc.stdout, 'stdout'), this.pipe(proc.stderr, 'stderr')]).then(
+      () => this.output.end(),
+    );
+  }
+
+  isAlive(): boolean {
+    return this.exit === undefined && this.pid > 0 && isProcessAlive(this.pid);
+  }
+
+  signalGroup(signal: NodeJS.Signals): boolean {
+    return signalProcessGroup(this.pgid, signal);
+  }
+
+  stop(options: { graceMs: number }): Promise<StopReport> {
+    this.stopping ??= this.runStop(options.graceMs).finally(() => (this.stopping = undefined));
+    return this.stopping;
+  }
+
+  reapGroup(graceMs: number): Promise<StopReport> {
+    return this.stop({ graceMs });
+  }
+
+  release(): void {
+    // The pipes are sockets underneath; unref them too or they keep the event loop alive.
+    for (const pipe of [this.proc.stdout, this.proc.stderr]) (pipe as unknown as { unref?: () => void }).unref?.();
+    this.proc.unref();
+  }
+
+  groupMembers(): number[] {
+    return listGroupMembers(this.pgid);
+  }
+
+  private async runStop(graceMs: number): Promise<StopReport> {
+    const report = await terminateGroup({
+      pgid: this.pgid,
+      graceMs,
+      isLeaderAlive: () => this.isAlive(),
+      leaderExited: this.exited,
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const drained = new Promise<void>((resolve) => (timer = setTimeout(resolve, OUTPUT_DRAIN_MS)));
+    await Promise.race([this.outputClosed, drained]);
+    clearTimeout(timer);
+    // A process outside the group may still hold the pipes; the caller asked to stop, so stop reading.
+    this.proc.stdout.destroy();
+    this.proc.stderr.destroy();
+    return report;
+  }
+
+  private pipe(stream: Readable, name: OutputChunk['stream']): Promise<void> {
+    stream.on('data', (chunk: Buffer) => this.output.push({ stream: name, chunk }));
+    stream.on('error', () => {});
+    return new Promise((resolve) => stream.once('close', resolve));
+  }
+
+  private pause(paused: boolean): void {
+    for (const stream of [this.proc.stdout, this.proc.stderr]) {
+      if (paused) stream.pause();
+      else stream.resume();
+    }
+  }
+}

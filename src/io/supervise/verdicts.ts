@@ -1,0 +1,75 @@
+/** Verdicts only a supervisor can give: a crash after READY, a probe that never agreed, a global timeout. */
+import { formatDuration } from '../../core/duration.js';
+import type { ClassifierEvent, Verdict } from '../../core/events.js';
+import type { CompiledPack } from '../../core/pack-types.js';
+import type { Session } from '../../core/session.js';
+import type { ProbeResult } from '../health-probe.js';
+
+type AfterReadyEvent = Extract<ClassifierEvent, { type: 'after-ready-failure' }>;
+
+/**
+ * FAILED after READY. `found` is what a classifier fed only the lines after READY made of them (the root cause
+ * from the traceback); without it, the fatal line itself is the evidence.
+ */
+export function afterReadyVerdict(options: { event: AfterReadyEvent; found?: Verdict; ready?: Verdict; pack?: CompiledPack }): Verdict {
+  const { event, found, ready } = options;
+  const elapsedMs = ready ? ready.elapsedMs + Math.max(0, event.at - ready.at) : 0;
+  const reason = 'a fatal error appeared after the server was ready';
+  if (found) return { ...found, stage: 'ready', elapsedMs, reason };
+  const rule = options.pack?.failures.find((r) => r.id === event.rule);
+  return {
+    verdict: 'failed',
+    stage: 'ready',
+    at: event.at,
+    elapsedMs,
+    reason,
+    decidedBy: event.line,
+    cause: event.cause,
+    rule: event.rule,
+    message: event.message,
+    hint: rule?.hint,
+    evidence: [{ ...event.line }],
+    symptoms: [],
+  };
+}
+
+/** The log printed its ready line, but the health probe never answered 200. */
+export function healthStallVerdict(options: { ready: Verdict; url: string; waitMs: number; last?: ProbeResult }): Verdict {
+  const { ready, url, waitMs, last } = options;
+  return {
+    verdict: 'stalled',
+    stage: ready.stage,
+    at: ready.at + waitMs,
+    elapsedMs: ready.elapsedMs + waitMs,
+    reason: `the log printed its ready line, but ${url} has not answered 200 (last: ${probeText(last)})`,
+    evidence: [],
+    symptoms: [],
+    silentMs: waitMs,
+    budget: { ms: waitMs, source: 'override', detail: 'wait for the health probe after the ready line' },
+    lastLine: ready.decidedBy,
+  };
+}
+
+/** `--timeout` passed with no verdict. */
+export function timeoutVerdict(options: { session: Session; timeoutMs: number; elapsedMs: number }): Verdict {
+  const { session, timeoutMs, elapsedMs } = options;
+  const state = session.classifier?.state;
+  const now = session.now;
+  return {
+    verdict: 'stalled',
+    stage: state?.stage ?? 'none',
+    at: now,
+    elapsedMs,
+    reason: `no verdict within --timeout ${formatDuration(timeoutMs)}`,
+    evidence: [],
+    symptoms: [],
+    silentMs: state?.lastActivityAt !== undefined ? Math.max(0, now - state.lastActivityAt) : elapsedMs,
+    budget: { ms: timeoutMs, source: 'override', detail: '--timeout' },
+    lastLine: state?.lastLine,
+  };
+}
+
+export function probeText(result: ProbeResult | undefined): string {
+  if (!result) return 'no answer yet';
+  return result.status !== undefined ? `HTTP ${result.status}` : (result.error ?? 'no answer');
+}
