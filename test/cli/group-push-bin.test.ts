@@ -161,12 +161,25 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     const h = spinup(['watch', '--json', '--no-state', '--listen', '127.0.0.1:0', '--group-size', '2', '--heartbeat', '200ms', log], {});
     started.push(h);
     const url = await urlOf(h);
-    appendFileSync(log, readFileSync(READY_LOG));
+    // The start goes on live: a log already READY when watch opens it would be an earlier run, given 30 s.
+    const [first, ...rest] = readFileSync(READY_LOG, 'utf8').split('\n');
+    appendFileSync(log, `${first}\n`);
+    await until('node 0 joined', () => jsonLines(h).find((e) => e.type === 'node_joined' && e.node === 0));
+    appendFileSync(log, rest.join('\n'));
     await until('the head waiting for node 1', () => jsonLines(h).find((e) => e.type === 'waiting'));
     expect((await apiGet({ url }, '/readyz', 5_000)).status).toBe(503);
     const f = follower(url);
     expect(await groupVerdict(h)).toMatchObject({ verdict: 'ready', node: 0, group: { expected: 2, nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: true }] } });
     expect(await until('the follower READY', () => jsonLines(f).find((e) => e.type === 'verdict'))).toMatchObject({ verdict: 'ready', decided_by: 'group' });
     expect(await h.code).toBe(0);
+  }, 60_000);
+
+  it('the head ready but waiting for node 1, its own server dying: the group is FAILED on node 0', async () => {
+    const run = spinup(['run', '--json', '--no-state', '--heartbeat', '200ms', '--log', join(scratch, `node-${++logs}.log`), '--listen', '127.0.0.1:0', '--group-size', '2', '--', process.execPath, REPLAY, '--log', READY_LOG, '--then', 'exit1'], {});
+    started.push(run);
+    const verdict = await groupVerdict(run);
+    expect(verdict).toMatchObject({ verdict: 'failed', node: 0, group: { nodes: [{ node: 0, verdict: 'failed' }, { node: 1, joined: false }] } });
+    expect(jsonLines(run).some((e) => e.type === 'waiting')).toBe(true);
+    expect(await run.code).toBe(1);
   }, 60_000);
 });

@@ -75,7 +75,7 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
   const flow = new Flow(ctx, supervisor);
   try {
     const { group } = ctx;
-    const startup = group ? await group.startup(supervisor.startup(), io.signal) : await supervisor.startup();
+    const startup = group ? await group.startup(supervisor.startup(), { signal: io.signal, afterReady: () => supervisor.attached() }) : await supervisor.startup();
     if (startup.kind === 'interrupted') return await flow.interrupted(true);
     // A head's verdict block is the group's, printed by the group (group-head.ts).
     if (!group) reporter.verdict(startup.decision, facts);

@@ -81,18 +81,28 @@ export class GroupHead implements EventSink {
    * The run's startup outcome becomes the group's: the head's own decision joins the group, and
    * the group's verdict (which may come first: a follower failed or was lost) is the run's.
    */
-  async startup(local: Promise<Outcome>, signal?: AbortSignal): Promise<Outcome> {
+  async startup(local: Promise<Outcome>, options: { signal?: AbortSignal; afterReady?: () => Promise<Outcome> } = {}): Promise<Outcome> {
+    const { signal } = options;
     const interrupted = new Promise<Outcome>((resolve) => {
       if (signal?.aborted) resolve({ kind: 'interrupted' });
       signal?.addEventListener('abort', () => resolve({ kind: 'interrupted' }), { once: true });
     });
     const first = await Promise.race([local, this.decided.then((group) => ({ kind: 'group' as const, group }))]);
     if (first.kind === 'interrupted') return first;
-    if (first.kind === 'decided') this.emit(this.reducer.push(HEAD, [{ type: 'verdict', verdict: first.decision.verdict }], this.now()));
+    if (first.kind === 'decided') {
+      this.emit(this.reducer.push(HEAD, [{ type: 'verdict', verdict: first.decision.verdict }], this.now()));
+      // Ready, the head waits for its followers: its own server crashing meanwhile fails the group.
+      if (first.decision.verdict.verdict === 'ready') void options.afterReady?.().then((after) => this.headFailedWhileWaiting(after));
+    }
     const group = first.kind === 'group' ? first.group : await Promise.race([this.decided, interrupted]);
     if ('kind' in group) return group;
     this.report(group);
     return { kind: 'decided', decision: this.asDecision(group, first.kind === 'decided' ? first.decision : undefined) };
+  }
+
+  private headFailedWhileWaiting(after: Outcome): void {
+    if (after.kind !== 'decided' || this.reducer.verdict) return;
+    this.emit(this.reducer.push(HEAD, [{ type: 'verdict', verdict: { ...after.decision.verdict, verdict: 'failed' } }], this.now()));
   }
 
   private asDecision(group: GroupVerdict, local?: Decision): Decision {
