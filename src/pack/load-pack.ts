@@ -5,9 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { compilePack, RuleCompileError } from '../core/compile-pack.js';
 import type { CompiledPack, PackSource } from '../core/pack-types.js';
 import { PackError, type Diagnostic } from './diagnostic.js';
-import { guardBacktracking } from './backtracking-guard.js';
+import { capPolynomialPatterns, polynomialPatterns } from './backtracking-guard.js';
+import { readPackCache, writePackCache } from './pack-cache.js';
 import { checkSchema } from './schema-check.js';
-import { patternAnalysis, precompiledSources } from './precompiled-packs.js';
+import { patternAnalysis, type PatternFacts } from './pattern-analysis.js';
+import { precompiledSources, precompiledTable } from './precompiled-packs.js';
 import { parseYamlSource, positionOf, type YamlSource } from './yaml-source.js';
 
 /** The families spinup ships packs for. */
@@ -84,21 +86,34 @@ export function readPackWithIncludes(file: string, display: (file: string) => st
   return { files, diagnostics };
 }
 
+export interface LoadPackOptions {
+  /** `rules/` to resolve a family name in (default: this installation's). */
+  rulesDir?: string;
+  /** Where a foreign pack's checked form may be cached (pack-cache.ts); omitted: no cache. */
+  cacheDir?: string;
+}
+
 /** Loads and compiles a pack by name or path; throws PackError with located diagnostics. */
-export function loadPack(ref: string, rulesDir?: string): CompiledPack {
-  const file = resolvePackRef(ref, rulesDir);
+export function loadPack(ref: string, options: LoadPackOptions = {}): CompiledPack {
+  const file = resolvePackRef(ref, options.rulesDir);
   // A shipped pack unchanged since the build was parsed and checked then: compile it at once.
   const checked = precompiledSources(file);
   if (checked) return compilePack(checked, patternAnalysis());
+  const { cacheDir } = options;
+  const cached = cacheDir === undefined ? undefined : readPackCache(cacheDir, file);
+  if (cached) return capPolynomialPatterns(compilePack(cached.sources, patternAnalysis(undefined, cached.facts)), cached.polynomial);
   const { files, diagnostics } = readPackWithIncludes(file);
   if (diagnostics.length > 0) throw new PackError(diagnostics);
-  const foreign = files.filter((f) => dirname(f.file) !== shippedRulesDir());
-  return guardBacktracking(foreign, compileFiles(files));
+  const facts = new Map<string, PatternFacts>();
+  const pack = compileFiles(files, facts);
+  const polynomial = polynomialPatterns(files.filter((f) => dirname(f.file) !== shippedRulesDir()));
+  if (cacheDir !== undefined) writePackCache(cacheDir, files.map((f) => ({ file: f.file, text: f.source.text, data: f.data })), facts, polynomial);
+  return capPolynomialPatterns(pack, polynomial);
 }
 
-export function compileFiles(files: PackFile[]): CompiledPack {
+export function compileFiles(files: PackFile[], facts?: Map<string, PatternFacts>): CompiledPack {
   try {
-    return compilePack(files.map((f) => f.data), patternAnalysis());
+    return compilePack(files.map((f) => f.data), patternAnalysis(precompiledTable(), facts));
   } catch (error) {
     if (error instanceof RuleCompileError) throw new PackError([locateCompileError(files, error)]);
     throw error;

@@ -66,7 +66,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     return EXIT.usage;
   }
   const { options } = parsed;
-  const { packs, family: packFamily } = packsOption(options.pack);
+  const { packs, family: packFamily } = packsOption(options.pack, io.env);
   const commandFamily = packFamily === undefined ? familyFromCommand(options.command, options.args) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
   const session = new Session({ packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } });
