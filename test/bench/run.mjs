@@ -16,7 +16,7 @@
  * distorts less.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -181,7 +181,11 @@ async function main() {
 /** A few lines of the tool's log: enough to load its pack (and so write the pack cache). */
 function smallLog(tool) {
   const file = join(dir, 'warm-up.log');
-  writeFileSync(file, firstBytes(tool.log.file, 4096));
+  const head = Buffer.alloc(65536);
+  const fd = openSync(tool.log.file, 'r');
+  const got = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  writeFileSync(file, head.subarray(0, head.lastIndexOf(10, got - 1) + 1));
   return file;
 }
 
