@@ -75,8 +75,8 @@ export class Timeline {
     const events: ClassifierEvent[] = [];
     const frames = guardFrames(raw);
     for (const text of frames) {
-      const frame = this.classifier.parse(text);
-      const match = this.classifier.match(frame);
+      const match = this.classifier.read(text);
+      const frame = match.frame;
       if (match.marker?.rule.restart && this.classifier.verdict) {
         // The classifier is about to start a new run (a verdict was given): a clock of its own.
         this.clock.restart();
