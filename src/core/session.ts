@@ -7,6 +7,7 @@ import { Classifier, type ClassifierOptions } from './classifier.js';
 import { FamilyDetector } from './detect-family.js';
 import type { ClassifierEvent, Verdict } from './events.js';
 import type { CompiledPack } from './pack-types.js';
+import type { Skippable } from './skippable.js';
 import { Timeline } from './timeline.js';
 
 export type SessionEvent = ClassifierEvent | { type: 'family'; family: string; detected: boolean; certain: boolean };
@@ -53,9 +54,24 @@ export class Session {
     return this.timeline?.classifier;
   }
 
-  /** The timeline once the family is known, for a reader that skips quiet lines: read it, never push to it. */
+  /** The timeline once the family is known: read it, never push to it. */
   get currentTimeline(): Timeline | undefined {
     return this.timeline;
+  }
+
+  /** Which lines may be left unread now (core/skippable.ts); undefined before the family is known. */
+  skippable(): Skippable | undefined {
+    const timeline = this.timeline;
+    if (!timeline) return undefined;
+    const { classifier } = timeline;
+    const { verdict, lastLine } = classifier.state;
+    return {
+      pack: classifier.pack,
+      scope: classifier.quietScope(),
+      verdict: verdict === undefined ? undefined : verdict.verdict === 'ready' ? 'ready' : 'other',
+      clock: { run: timeline, epoch: timeline.clockEpoch, timedPrefix: timeline.timedPrefix },
+      lastLineNo: lastLine?.lineNo,
+    };
   }
 
   get now(): number {

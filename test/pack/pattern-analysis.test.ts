@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compilePack } from '../../src/core/compile-pack.js';
 import { Session } from '../../src/core/session.js';
-import { SKIP } from '../../src/io/line-splitter.js';
-import { QuietLines } from '../../src/io/quiet-lines.js';
+import { SKIP } from '../../src/io/fast-path/quiet-lines.js';
+import { quietFor } from '../helpers/quiet-for.js';
 import { loadPack, readPackWithIncludes, resolvePackRef, shippedRulesDir } from '../../src/pack/load-pack.js';
 import { packCacheDir, readPackCache } from '../../src/pack/pack-cache.js';
 import { buildPrecompiledTable } from '../../src/pack/precompile-packs.js';
@@ -47,7 +47,7 @@ describe("a curator's pack", () => {
     expect(quietLiterals).toBeDefined();
     expect([...quietLiterals!.always, ...quietLiterals!.afterReady, ...quietLiterals!.beforeVerdict]).toEqual(expect.arrayContaining(ruleLiterals!));
     const session = new Session({ packs: [curated], family: 'sglang' });
-    const quiet = new QuietLines(session);
+    const quiet = quietFor(session);
     sglangHealthyStart().slice(0, 5).forEach((line, index) => {
       session.push(line, { lineNo: index + 1 });
       quiet.noteFed(index + 1);
