@@ -71,6 +71,7 @@ export class Session {
       verdict: verdict === undefined ? undefined : verdict.verdict === 'ready' ? 'ready' : 'other',
       clock: { run: timeline, epoch: timeline.clockEpoch, timedPrefix: timeline.timedPrefix },
       lastLineNo: lastLine?.lineNo,
+      repeatsLastLine: timeline.repeatsLastLine,
     };
   }
 

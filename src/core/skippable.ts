@@ -6,7 +6,9 @@
  *    (RulePrefilter.quietLiterals) matches no rule that can act now;
  *  - `clock`: a line must also tell the clock nothing new: `timedPrefix` and `epoch` say when a
  *    timestamped line reads the very timestamp the clock already took (Timeline.timedPrefix);
- *  - `lastLineNo`: whether the line just read set the run's last line (a blank one does not).
+ *  - `lastLineNo`: whether the line just read set the run's last line (a blank one does not);
+ *  - `repeatsLastLine`: a repeat of the line just read (a progress bar redrawn) sets the last
+ *    line only: no activity, no event.
  */
 import type { CompiledPack } from './pack-types.js';
 import type { QuietScope } from './prefilter.js';
@@ -24,4 +26,6 @@ export interface Skippable {
   clock: { run: object; epoch: number; timedPrefix: string | undefined };
   /** Line number of the run's last line read. */
   lastLineNo: number | undefined;
+  /** The same line again, byte for byte, would change nothing but the last line (Timeline.repeatsLastLine). */
+  repeatsLastLine: boolean;
 }

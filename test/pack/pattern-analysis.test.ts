@@ -50,7 +50,7 @@ describe("a curator's pack", () => {
     const quiet = quietFor(session);
     sglangHealthyStart().slice(0, 5).forEach((line, index) => {
       session.push(line, { lineNo: index + 1 });
-      quiet.noteFed(index + 1);
+      quiet.noteFed(index + 1, line);
     });
     const chatter = Buffer.from('just some chatter\n');
     expect(quiet.classify(chatter, 0, chatter.length - 1)).toBe(SKIP);

@@ -17,7 +17,7 @@
 import type { Session } from '../../core/session.js';
 import type { Skippable } from '../../core/skippable.js';
 import type { LineSplitter, SplitLine } from '../line-splitter.js';
-import { DROP, FEED, QuietLines, SKIP } from './quiet-lines.js';
+import { DROP, FEED, QuietLines, REPEAT, SKIP } from './quiet-lines.js';
 
 const LF = 10;
 const CR = 13;
@@ -85,7 +85,7 @@ export class FastLineReader {
       if (this.#nextCr !== -1 && this.#nextCr < pos) this.#nextCr = chunk.indexOf(CR, pos);
       const asked = lf - pos <= this.#max && (this.#nextCr === -1 || this.#nextCr > lf);
       const how = asked ? this.#quiet.classify(this.#now, chunk, pos, lf) : FEED;
-      if (how === SKIP) {
+      if (how === SKIP || how === REPEAT) {
         this.#hold(chunk, pos, lf + 1);
         pos = lf + 1;
       } else if (how === DROP) {
@@ -115,7 +115,7 @@ export class FastLineReader {
   #take(line: SplitLine): boolean {
     this.emit(line);
     this.#now = this.session.skippable();
-    return this.#quiet.noteFed(this.#now, line.lineNo);
+    return this.#quiet.noteFed(this.#now, line);
   }
 
   /**
@@ -136,25 +136,39 @@ export class FastLineReader {
     return at;
   }
 
-  /** Reads the held run's last line, and the ones before it while they turn out blank; counts the rest as unread. */
+  /**
+   * Reads what stands for the held run: its last line, and the ones before it while they turn
+   * out blank (a blank line changes nothing). A repeat of the line read last (REPEAT) sets the
+   * last line but not the time of activity: when one is met first, the last quiet line before it
+   * that is not blank is read first, then the repeat. Counts the rest as unread.
+   */
   #release(): void {
     const count = this.#runLines;
     if (count === 0) return;
+    this.#runLines = 0;
     const chunk = this.#chunk!;
     const firstNo = this.splitter.nextLineNo;
     this.splitter.skipLines(count);
-    let lineStart = this.#runLast;
-    let lineEnd = this.#runEnd - 1;
     let read = 0;
+    // Reading a line forgets the repeat it stood for: which lines are repeats is asked of the one held now.
+    const reference = this.#quiet.repeatReference;
+    let repeat: { start: number; end: number; lineNo: number } | undefined;
+    let end = this.#runEnd - 1;
     for (let k = count - 1; k >= 0; k--) {
+      const start = k === count - 1 ? this.#runLast : Math.max(this.#runStart, chunk.lastIndexOf(LF, end - 1) + 1);
+      if (this.#quiet.isRepeat(chunk, start, end, reference)) {
+        repeat ??= { start, end, lineNo: firstNo + k };
+      } else {
+        read++;
+        if (this.#take({ text: chunk.toString('utf8', start, end), lineNo: firstNo + k, truncated: 0 })) break;
+      }
+      end = start - 1;
+    }
+    if (repeat) {
       read++;
-      if (this.#take({ text: chunk.toString('utf8', lineStart, lineEnd), lineNo: firstNo + k, truncated: 0 })) break;
-      if (k === 0) break;
-      lineEnd = lineStart - 1;
-      lineStart = Math.max(this.#runStart, chunk.lastIndexOf(LF, lineEnd - 1) + 1);
+      this.#take({ text: chunk.toString('utf8', repeat.start, repeat.end), lineNo: repeat.lineNo, truncated: 0 });
     }
     this.#unread += count - read;
-    this.#runLines = 0;
   }
 
   /** Counts the whole lines of `chunk[start, end)` (it ends just after a `\n`) as let go unread. */

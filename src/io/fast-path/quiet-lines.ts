@@ -24,6 +24,7 @@ import type { CompiledPack, CompiledPrefix } from '../../core/pack-types.js';
 import type { QuietScope } from '../../core/prefilter.js';
 import type { Skippable } from '../../core/skippable.js';
 import { TRACEBACK_CUES } from '../../core/traceback.js';
+import type { SplitLine } from '../line-splitter.js';
 import { AfterVerdict, byteLiterals, ESCAPES } from './after-verdict.js';
 import { ChunkLiteralScanner } from './chunk-literal-scanner.js';
 
@@ -33,7 +34,12 @@ export const FEED = 0;
 export const SKIP = 1;
 /** It changes nothing at all: never read. */
 export const DROP = 2;
-export type Quiet = typeof FEED | typeof SKIP | typeof DROP;
+/**
+ * The line read last, again byte for byte (a progress bar redrawn): like SKIP, but it sets only
+ * the last line, not the time of the last activity (see FastLineReader's release).
+ */
+export const REPEAT = 3;
+export type Quiet = typeof FEED | typeof SKIP | typeof DROP | typeof REPEAT;
 
 const ALWAYS = 1;
 const AFTER_READY = 2;
@@ -49,6 +55,8 @@ export class QuietLines {
   private refRun: object | undefined;
   private refEpoch = -1;
   private readonly afterVerdict = new AfterVerdict();
+  /** The bytes of the line read last, while a repeat of it would change nothing but the last line. */
+  private repeat: Buffer | undefined;
 
   /** Whether this pack's lines can be proven quiet at all (else every line is read: the plain path). */
   usable(pack: CompiledPack): boolean {
@@ -66,6 +74,7 @@ export class QuietLines {
     const scope = now?.scope;
     const scanners = now && scannersFor(now.pack);
     if (!scanners || !scope || startsWith(chunk, start, end, GAP_MARKER)) return FEED;
+    if (scope === 'beforeVerdict' && this.isRepeat(chunk, start, end)) return REPEAT;
     const relevant = RELEVANT[scope];
     const scanner = scanners.line;
     if (scanner.scan(chunk, start, end, relevant) & relevant) return FEED;
@@ -98,7 +107,8 @@ export class QuietLines {
    * clock took becomes a reference. Returns false when the line changed nothing in the run (a
    * blank message sets no last line), so that a SKIP line before it must be read instead.
    */
-  noteFed(now: Skippable | undefined, lineNo: number): boolean {
+  noteFed(now: Skippable | undefined, line: SplitLine): boolean {
+    this.repeat = now?.repeatsLastLine && line.truncated === 0 ? Buffer.from(line.text) : undefined;
     if (!now) return true;
     const { run, epoch, timedPrefix } = now.clock;
     if (timedPrefix !== undefined) {
@@ -109,7 +119,17 @@ export class QuietLines {
       }
       if (this.refs.length < MAX_REFERENCES && !this.refs.some((ref) => ref.text === timedPrefix)) this.refs.push({ text: timedPrefix, bytes: Buffer.from(timedPrefix) });
     }
-    return now.verdict !== undefined || now.lastLineNo === lineNo;
+    return now.verdict !== undefined || now.lastLineNo === line.lineNo;
+  }
+
+  /** The line a REPEAT repeats (undefined: none now). */
+  get repeatReference(): Buffer | undefined {
+    return this.repeat;
+  }
+
+  /** Whether `chunk[start, end)` is `repeat` (by default the line read last, while a repeat of it changes nothing but the last line). */
+  isRepeat(chunk: Buffer, start: number, end: number, repeat = this.repeat): boolean {
+    return repeat !== undefined && end - start === repeat.length && chunk.compare(repeat, 0, repeat.length, start, end) === 0;
   }
 
   private sameTimestamp(now: Skippable, chunk: Buffer, start: number, end: number, stampEnd: number): boolean {

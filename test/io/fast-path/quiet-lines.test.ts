@@ -24,7 +24,7 @@ function after(lines: string[], options: { packs?: CompiledPack[]; family?: stri
   const quiet = quietFor(session);
   lines.forEach((line, index) => {
     session.push(line, { lineNo: index + 1 });
-    quiet.noteFed(index + 1);
+    quiet.noteFed(index + 1, line);
   });
   return (text) => {
     const bytes = Buffer.from(`${text}\n`);
