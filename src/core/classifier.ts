@@ -59,6 +59,21 @@ export class Classifier {
     return events;
   }
 
+  /**
+   * Whether reading the line `text` now would change nothing but the run's last line and the time
+   * of its last activity, as a line without any rule's literal does (Session.skippable): before a
+   * verdict, while quiet lines may be skipped at all, one frame that the guard leaves as it is,
+   * without a timestamp, that no rule but a benign one matches. The caller has made sure it holds
+   * no traceback cue.
+   */
+  readonly quietText = (text: string): boolean => {
+    if (this.quietScope() !== 'beforeVerdict') return false;
+    const frames = guardFrames(text);
+    if (frames.length !== 1 || frames[0] !== text) return false;
+    const match = this.read(text);
+    return !match.frame.time && match.failures.length === 0 && !match.marker && !match.progress && !match.ready && !match.heartbeat && !match.confirmsReady;
+  };
+
   /** Parses and matches one guarded frame (a repeated progress frame from memory: see `lastBar`). */
   read(text: string): FrameMatch {
     const bar = this.lastBar;

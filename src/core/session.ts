@@ -72,6 +72,7 @@ export class Session {
       clock: { run: timeline, epoch: timeline.clockEpoch, timedPrefix: timeline.timedPrefix },
       lastLineNo: lastLine?.lineNo,
       repeatsLastLine: timeline.repeatsLastLine,
+      quietText: classifier.quietText,
     };
   }
 

@@ -8,7 +8,8 @@
  *    timestamped line reads the very timestamp the clock already took (Timeline.timedPrefix);
  *  - `lastLineNo`: whether the line just read set the run's last line (a blank one does not);
  *  - `repeatsLastLine`: a repeat of the line just read (a progress bar redrawn) sets the last
- *    line only: no activity, no event.
+ *    line only: no activity, no event;
+ *  - `quietText`: a line that holds a rule's literal may still match no rule: core says so.
  */
 import type { CompiledPack } from './pack-types.js';
 import type { QuietScope } from './prefilter.js';
@@ -28,4 +29,9 @@ export interface Skippable {
   lastLineNo: number | undefined;
   /** The same line again, byte for byte, would change nothing but the last line (Timeline.repeatsLastLine). */
   repeatsLastLine: boolean;
+  /**
+   * For a line that holds a literal but no traceback cue: whether reading it would change no more
+   * than a line without literals (Classifier.quietText; it parses and matches the line).
+   */
+  quietText: (text: string) => boolean;
 }

@@ -44,7 +44,14 @@ export type Quiet = typeof FEED | typeof SKIP | typeof DROP | typeof REPEAT;
 const ALWAYS = 1;
 const AFTER_READY = 2;
 const BEFORE_VERDICT = 4;
-const RELEVANT: Record<QuietScope, number> = { always: ALWAYS, afterReady: ALWAYS | AFTER_READY, beforeVerdict: ALWAYS | AFTER_READY | BEFORE_VERDICT };
+/** The traceback tracker's cues. */
+const CUES = 8;
+/** Colour codes (the line guard strips them, which could join text into a literal). */
+const CODES = 16;
+const RELEVANT: Record<QuietScope, number> = { always: ALWAYS | CODES, afterReady: ALWAYS | CODES | AFTER_READY, beforeVerdict: ALWAYS | CODES | AFTER_READY | BEFORE_VERDICT | CUES };
+/** Before a verdict a line with a cue or a code is read; one with only rules' literals core may still call quiet. */
+const MUST_READ_BEFORE_VERDICT = CUES | CODES;
+const RULES = ALWAYS | AFTER_READY | BEFORE_VERDICT;
 const GAP_MARKER = Buffer.from('# [');
 /** Prefix shapes seen within one second: SGLang's ranked and unranked lines, uvicorn's, ... */
 const MAX_REFERENCES = 8;
@@ -75,12 +82,20 @@ export class QuietLines {
     const scanners = now && scannersFor(now.pack);
     if (!scanners || !scope || startsWith(chunk, start, end, GAP_MARKER)) return FEED;
     if (scope === 'beforeVerdict' && this.isRepeat(chunk, start, end)) return REPEAT;
-    const relevant = RELEVANT[scope];
     const scanner = scanners.line;
-    if (scanner.scan(chunk, start, end, relevant) & relevant) return FEED;
+    if (scope !== 'beforeVerdict') {
+      const relevant = RELEVANT[scope];
+      if (scanner.scan(chunk, start, end, relevant) & relevant) return FEED;
+      if (scanner.stampEnd >= 0 && !this.sameTimestamp(now, chunk, start, end, scanner.stampEnd)) return FEED;
+      return DROP;
+    }
+    const found = scanner.scan(chunk, start, end, MUST_READ_BEFORE_VERDICT);
+    if (found & MUST_READ_BEFORE_VERDICT) return FEED;
     if (scanner.stampEnd >= 0 && !this.sameTimestamp(now, chunk, start, end, scanner.stampEnd)) return FEED;
+    // A rule's literal is no match: core parses the line and says whether any rule would act on it.
+    if (found & RULES && !now.quietText(chunk.toString('utf8', start, end))) return FEED;
     // Before a verdict a quiet line still sets the last line and the time of the last activity.
-    return scope === 'beforeVerdict' ? SKIP : DROP;
+    return SKIP;
   }
 
   /**
@@ -168,9 +183,11 @@ function buildScanners(pack: CompiledPack): QuietScanners | null {
   const quiet = pack.prefilter.quietLiterals();
   if (!quiet || !pack.prefixes.every(readsTimeFromStamp)) return null;
   const groups: [readonly string[], number][] = [
-    [[...quiet.always, ...ESCAPES], ALWAYS],
+    [quiet.always, ALWAYS],
+    [ESCAPES, CODES],
     [quiet.afterReady, AFTER_READY],
-    [[...quiet.beforeVerdict, ...TRACEBACK_CUES], BEFORE_VERDICT],
+    [quiet.beforeVerdict, BEFORE_VERDICT],
+    [TRACEBACK_CUES, CUES],
   ];
   const literals: ByteLiteral[] = [];
   for (const [texts, mask] of groups) {
