@@ -93,7 +93,7 @@ async function main() {
   const samples = new Map(tools.map((tool) => [tool, []]));
   for (const tool of tools.filter((t) => t.warmUp)) {
     say(`warming up (not measured): ${tool.name}`);
-    await measure(tool.command, [...tool.args.slice(0, -1), smallLog(tool)], { stateDir: tool.stateDir });
+    await measure(tool.command, [...tool.args.slice(0, -1), headOfLog(tool)], { stateDir: tool.stateDir });
   }
   for (let run = 0; run < runs; run++) {
     for (const tool of tools) {
@@ -179,7 +179,7 @@ async function main() {
 }
 
 /** A few lines of the tool's log: enough to load its pack (and so write the pack cache). */
-function smallLog(tool) {
+function headOfLog(tool) {
   const file = join(dir, 'warm-up.log');
   const head = Buffer.alloc(65536);
   const fd = openSync(tool.log.file, 'r');
