@@ -1,7 +1,8 @@
 /** The command line of `spinup run [options] -- CMD ARGS...`. */
 import { parseArgs } from 'node:util';
 import { UsageError } from './errors.js';
-import { durationOption } from './options.js';
+import type { ListenAddress } from '../status/listen-address.js';
+import { durationOption, listenOption } from './options.js';
 
 export interface RunOptions {
   command: string;
@@ -18,6 +19,9 @@ export interface RunOptions {
   timeoutMs?: number;
   json: boolean;
   quiet: boolean;
+  listen?: ListenAddress;
+  /** --no-state: no state file, no unix socket. */
+  noState: boolean;
 }
 
 export type ParsedRunArgs = { kind: 'help' } | { kind: 'usage'; message: string } | { kind: 'run'; options: RunOptions };
@@ -44,6 +48,8 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       timeout: { type: 'string' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean', short: 'q' },
+      listen: { type: 'string' },
+      'no-state': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -72,6 +78,8 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       timeoutMs: durationOption('timeout', values.timeout),
       json: Boolean(values.json),
       quiet: Boolean(values.quiet),
+      listen: listenOption(values.listen),
+      noState: Boolean(values['no-state']),
     },
   };
 }

@@ -13,6 +13,7 @@ import { verdictJson } from './format/verdict-json.js';
 import { clip, formatVerdict } from './format/verdict-text.js';
 import { WatchReporter } from './format/watch-reporter.js';
 import { write, type Io } from './io-context.js';
+import type { EventSink } from './live-status.js';
 
 export type RunReportMode = 'lines' | 'json' | 'quiet';
 
@@ -32,6 +33,8 @@ export class RunReporter {
     private readonly mode: RunReportMode,
     color: boolean,
     private readonly session: Session,
+    /** The status API: every event, and the verdict the run decided. */
+    private readonly sink?: EventSink,
   ) {
     this.c = pc.createColors(color);
     this.watch = new WatchReporter(io, mode, color, session);
@@ -39,6 +42,7 @@ export class RunReporter {
 
   /** Session events, except verdicts: the run decides its own (the probe, the process), see `verdict`. */
   events(events: SessionEvent[]): void {
+    this.sink?.events(events);
     const shown = events.filter((event) => event.type !== 'verdict');
     if (shown.length > 0) this.watch.events(shown);
   }
@@ -65,9 +69,10 @@ export class RunReporter {
 
   verdict(decision: Decision, facts: RunFacts): void {
     const { verdict } = decision;
+    this.sink?.verdict(verdict);
     if (this.mode === 'json') {
       const json = verdictJson(verdict, {
-        family: this.session.pack?.name,
+        family: this.session.pack?.isShared ? undefined : this.session.pack?.name,
         decided_by: decision.by,
         process: {
           pid: facts.pid,

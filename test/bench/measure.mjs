@@ -9,12 +9,13 @@ export const rssMethod = GNU_TIME ? `${GNU_TIME} -f %M` : 'polling /proc/PID/sta
 
 /**
  * Runs `command args` (stdout captured, stderr captured) and resolves
- * { wallMs, cpuMs, rssKb, code, stdout, stderr }. `shell` runs a pipeline; then only the last stage's
+ * { wallMs, cpuMs (GNU time only, else null), rssKb, code, stdout, stderr }. `shell` runs a pipeline; then only the last stage's
  * RSS is known when it is wrapped by the caller.
  */
 export function measure(command, args, { cwd, stdin = 'ignore', stateDir } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'spinup-measure-'));
   const timeFile = join(scratch, 'time');
+  // %U %S: CPU seconds, a figure the other load on a shared machine disturbs less than wall time.
   const [file, argv] = GNU_TIME ? [GNU_TIME, ['-o', timeFile, '-f', '%M %U %S', command, ...args]] : [command, args];
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -43,7 +44,6 @@ export function measure(command, args, { cwd, stdin = 'ignore', stateDir } = {})
       const wallMs = performance.now() - started;
       if (poll) clearInterval(poll);
       let rssKb = polled;
-      // CPU time (user + system) is what a loaded machine distorts least; null without GNU time.
       let cpuMs = null;
       if (GNU_TIME) {
         const lines = readFileSync(timeFile, 'utf8').trim().split('\n');

@@ -3,7 +3,10 @@
  *
  *   node test/bench/run.mjs [--size 1GB] [--small 100MB] [--flood 300MB] [--runs 3] [--cold-runs 15]
  *                           [--latency-runs 15] [--replay-logs 1000] [--seed N] [--dir DIR]
- *                           [--out bench-results.json]
+ *                           [--out bench-results.json] [--only TEXT]
+ *
+ * --only measures just the rows whose name contains TEXT (`--only status-api`: the three rows of
+ * the status API's cost) and skips the replay, cold-start and latency figures.
  *
  * The logs are generated (deterministically, see generate-log.mjs and generate-flood.mjs) into
  * DIR (default: a spinup-bench folder in the system temp dir) and kept there for the next run.
@@ -46,6 +49,7 @@ const latencyRuns = Number(option('--latency-runs', 15));
 const seed = Number(option('--seed', 20250308));
 const dir = resolve(option('--dir', join(tmpdir(), 'spinup-bench')));
 const out = resolve(option('--out', 'bench-results.json'));
+const only = option('--only', undefined);
 
 const say = (text) => process.stderr.write(`${text}\n`);
 
@@ -77,8 +81,11 @@ async function main() {
     { row: 'b', name: 'spinup watch ... (NCCL flood, 1 line in 5 a shard bar)', ...watch(floodBars), vs: 'grep b' },
     grep(floodBars, 'grep b'),
     { row: 'c', name: 'spinup watch ... -  (NCCL flood through stdin)', ...watch(flood, { pipe: true }), vs: 'a' },
-    { row: 'd', name: 'spinup watch --no-follow --pack sglang  (after-verdict serving log)', ...watch(big), vs: 'grep d' },
+    // The status API: the default serves it on a unix socket; --no-state is without it; --listen adds TCP.
+    { row: 'd', name: 'spinup watch --no-follow --pack sglang  (after-verdict serving log)', ...watch(big), vs: 'grep d', api: 'socket' },
     grep(big, 'grep d'),
+    { name: 'spinup watch --no-follow --pack sglang --no-state (no status API)', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '--no-state', big.file], check: spinupFailedOom, api: 'none', vs: 'grep d' },
+    { name: 'spinup watch --no-follow --pack sglang --listen 127.0.0.1:0', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '--listen', '127.0.0.1:0', big.file], check: spinupFailedOom, api: 'listen', vs: 'grep d' },
     { row: 'e', name: "spinup watch --no-follow --pack COPY/sglang.yaml  (user's pack, cache warm)", ...watch(big, { pack: pack.file, stateDir: packState }), vs: 'd', warmUp: true },
     { row: 'e0', name: "spinup watch --no-follow --pack COPY/sglang.yaml  (user's pack, first start)", ...watch(big, { pack: pack.file }), vs: 'd' },
     ...(rg ? [{ name: `rg -c '${SEED_REGEX}'`, log: big, command: 'rg', args: ['-c', SEED_REGEX, big.file] }] : []),
@@ -89,7 +96,7 @@ async function main() {
     { name: 'spinup watch --no-follow --pack sglang -  (serving log, stdin pipe)', ...watch(big, { pipe: true }), vs: 'd' },
     { name: 'spinup watch --no-follow --pack sglang  (NCCL flood)', ...watch(floodSmall) },
     { name: 'spinup watch --no-follow --pack sglang  (NCCL flood)', ...watch(floodBig) },
-  ];
+  ].filter((tool) => only === undefined || tool.name.includes(only) || (only === 'status-api' && tool.api !== undefined) || (tool.grep && tool.row === 'grep d'));
   const samples = new Map(tools.map((tool) => [tool, []]));
   for (const tool of tools.filter((t) => t.warmUp)) {
     say(`warming up (not measured): ${tool.name}`);
@@ -128,6 +135,15 @@ async function main() {
     };
   });
 
+  const statusApi = statusApiCost(tools, samples);
+  if (only !== undefined) {
+    const results = { when: new Date().toISOString(), machine: machine(), command: `node test/bench/run.mjs ${args.join(' ')}`.trim(), rssMethod, logs: { big, small, generator: GENERATOR_VERSION, seed }, throughput, statusApi };
+    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+    printTable(results);
+    say(`\nwritten ${out}`);
+    return;
+  }
+
   say('replay of all fixtures');
   const replay = await timeRepeated(5, () => measure(BIN, ['replay', join(ROOT, 'fixtures')]), (r) => {
     const last = r.stdout.trim().split('\n').pop();
@@ -149,10 +165,19 @@ async function main() {
   const coldNode = [];
   const coldWatch = [];
   for (let i = 0; i < coldRuns; i++) {
-    coldNode.push((await measure(process.execPath, ['-e', '0'])).wallMs);
-    coldWatch.push((await measure(BIN, ['watch', '--no-follow', smallLog])).wallMs);
+    coldNode.push(await measure(process.execPath, ['-e', '0']));
+    coldWatch.push(await measure(BIN, ['watch', '--no-follow', smallLog]));
   }
-  const coldStart = { log: smallLog, logBytes: readFileSync(smallLog).length, runs: coldRuns, watchMedianMs: round(median(coldWatch)), nodeMedianMs: round(median(coldNode)) };
+  const medianOf = (samples, key) => (samples.every((s) => typeof s[key] === 'number') ? round(median(samples.map((s) => s[key]))) : null);
+  const coldStart = {
+    log: smallLog,
+    logBytes: readFileSync(smallLog).length,
+    runs: coldRuns,
+    watchMedianMs: medianOf(coldWatch, 'wallMs'),
+    nodeMedianMs: medianOf(coldNode, 'wallMs'),
+    watchCpuMs: medianOf(coldWatch, 'cpuMs'),
+    nodeCpuMs: medianOf(coldNode, 'cpuMs'),
+  };
 
   say('detection latency (follow mode)');
   const latency = latencyRuns > 0 ? await detectionLatency({ root: ROOT, dir, runs: latencyRuns }) : [];
@@ -162,11 +187,12 @@ async function main() {
 
   const results = {
     when: new Date().toISOString(),
-    machine: { cpus: availableParallelism(), model: cpus()[0]?.model, node: process.version, platform: `${process.platform} ${process.arch}`, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg() },
+    machine: machine(),
     command: `node test/bench/run.mjs ${args.join(' ')}`.trim(),
     rssMethod,
     logs: { big, small, generator: GENERATOR_VERSION, seed },
     throughput,
+    statusApi,
     replay: { runs: 5, medianMs: round(replay.medianMs), summary: replay.value },
     replayMany: { runs, logs: corpus.logs, medianMs: round(replayMany.medianMs), cpuMs: round(replayMany.cpuMs), peakRssMb: round(replayMany.rssKb / 1024), summary: replayMany.value },
     coldStart,
@@ -187,6 +213,29 @@ function headOfLog(tool) {
   closeSync(fd);
   writeFileSync(file, head.subarray(0, head.lastIndexOf(10, got - 1) + 1));
   return file;
+}
+
+function machine() {
+  return { cpus: availableParallelism(), model: cpus()[0]?.model, node: process.version, platform: `${process.platform} ${process.arch}`, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg() };
+}
+
+/** What serving the status API costs `watch --no-follow` on the big log: medians of each row against the row without it. */
+function statusApiCost(tools, samples) {
+  const row = (api) => tools.find((t) => t.api === api);
+  const none = row('none');
+  if (!none) return undefined;
+  const cpu = (tool) => (samples.get(tool).every((s) => typeof s.cpuMs === 'number') ? median(samples.get(tool).map((s) => s.cpuMs)) : undefined);
+  const figures = (tool) => ({ wallMs: median(samples.get(tool).map((s) => s.wallMs)), cpuMs: cpu(tool), rssMb: median(samples.get(tool).map((s) => s.rssKb)) / 1024 });
+  const percent = (value, of) => (value === undefined || of === undefined ? undefined : round(((value - of) / of) * 100, 2));
+  const base = figures(none);
+  const cost = {};
+  for (const api of ['socket', 'listen']) {
+    const tool = row(api);
+    if (!tool) continue;
+    const f = figures(tool);
+    cost[api] = { wallMs: round(f.wallMs), timePercent: percent(f.wallMs, base.wallMs), cpuMs: f.cpuMs && round(f.cpuMs), cpuPercent: percent(f.cpuMs, base.cpuMs), rssMb: round(f.rssMb), rssDeltaMb: round(f.rssMb - base.rssMb, 2) };
+  }
+  return { baseline: { wallMs: round(base.wallMs), cpuMs: base.cpuMs && round(base.cpuMs), rssMb: round(base.rssMb) }, ...cost };
 }
 
 function spinupFailedOom(result) {
@@ -273,10 +322,18 @@ function printTable(results) {
   console.log(line(rows[0]));
   for (const row of rows.slice(1)) console.log(line(row));
   console.log('');
+  if (results.statusApi) {
+    for (const [api, c] of Object.entries(results.statusApi).filter(([k]) => k !== 'baseline')) {
+      const signed = (n) => `${n >= 0 ? '+' : ''}${n}`;
+      const cpu = c.cpuPercent === undefined ? '' : `, ${signed(c.cpuPercent)}% CPU time (user+sys)`;
+      console.log(`status API (${api === 'socket' ? 'unix socket, the default' : 'unix socket + --listen'}) vs --no-state: ${signed(c.timePercent)}% wall time${cpu}, ${signed(c.rssDeltaMb)} MB median peak RSS`);
+    }
+  }
+  if (!results.replay) return;
   console.log(`spinup replay fixtures            ${(results.replay.medianMs / 1000).toFixed(2)} s median of ${results.replay.runs} (${results.replay.summary})`);
   const many = results.replayMany;
   console.log(`(f) spinup replay ${many.logs} logs         ${(many.medianMs / 1000).toFixed(2)} s wall, ${(many.cpuMs / 1000).toFixed(2)} s cpu, median of ${many.runs} (${many.summary}), peak RSS ${many.peakRssMb.toFixed(0)} MB`);
-  console.log(`(g) cold start watch --no-follow  ${results.coldStart.watchMedianMs.toFixed(0)} ms median of ${results.coldStart.runs} on a ${results.coldStart.logBytes}-byte log; node -e 0: ${results.coldStart.nodeMedianMs.toFixed(0)} ms`);
+  console.log(`(g) cold start watch --no-follow  ${results.coldStart.watchMedianMs.toFixed(0)} ms median of ${results.coldStart.runs} on a ${results.coldStart.logBytes}-byte log; node -e 0: ${results.coldStart.nodeMedianMs.toFixed(0)} ms; CPU ${results.coldStart.watchCpuMs ?? '?'} ms vs ${results.coldStart.nodeCpuMs ?? '?'} ms`);
   console.log(results.report ? describeRow(results.report) : 'report render: skipped (no .tools/chromium; bash scripts/fetch-tools.sh fetches it)');
   for (const l of results.latency) {
     const exit = l.exitMedianMs === null ? `exit: ${l.exitedWithin}` : `exit ${l.exitMedianMs.toFixed(0)} ms (max ${l.exitMaxMs.toFixed(0)})`;

@@ -5,8 +5,10 @@ import { SpawnError, startChild, type Child } from '../../io/child-process.js';
 import { groupAlive } from '../../io/supervise-stop.js';
 import { InputError } from '../errors.js';
 import { useColor, write, type Io } from '../io-context.js';
-import { packsOption } from '../options.js';
+import { announceLiveStatus, LiveStatus } from '../live-status.js';
+import { listenHelp, packsOption } from '../options.js';
 import { familyFromCommand } from '../run-family.js';
+import { modelFromCommand } from '../run-model.js';
 import { superviseRun } from '../run-flow.js';
 import { openRunLog, type RunLog } from '../run-log-file.js';
 import { parseRunArgs, type RunOptions } from '../run-options.js';
@@ -46,13 +48,15 @@ Options:
   --timeout DURATION  STALLED when there is no verdict this long after the launch
   --json              one JSON event per line on stdout; the server's lines go to the log only
   -q, --quiet         do not echo the server's lines; print only the verdict
+${listenHelp}
   -h, --help          show this help
 
 "line N" in a verdict is line N of the log file, which holds the server's output only,
 so 'spinup watch --no-follow FILE' and 'spinup explain FILE' read it again later.
 
 Exit: 0 ready (with --then: its exit code) · 1 failed, or crashed/died after ready
-      2 stalled · 64 usage, or the --log file exists · 66 CMD not found · 78 invalid pack
+      2 stalled · 64 usage, or the --log file exists · 66 CMD not found
+      69 --listen port in use (nothing is launched) · 78 invalid pack
       130 interrupted (Ctrl-C: SIGINT to the server, SIGTERM/SIGKILL after --grace)`;
 
 export async function runCommand(args: string[], io: Io): Promise<number> {
@@ -70,10 +74,33 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const commandFamily = packFamily === undefined ? familyFromCommand(options.command, options.args) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
   const session = new Session({ packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } });
+  // Bound before the launch: a taken --listen port fails the run before a server starts.
+  const status = await LiveStatus.start({ io, command: 'run', session, listen: options.listen, state: !options.noState });
+  let code: number | undefined;
+  try {
+    announceLiveStatus(io, status);
+    code = await launchAndSupervise({ io, options, session, family, commandFamily, status });
+    return code;
+  } finally {
+    await status.close(code);
+  }
+}
+
+interface RunStart {
+  io: Io;
+  options: RunOptions;
+  session: Session;
+  family: string | undefined;
+  commandFamily: string | undefined;
+  status: LiveStatus;
+}
+
+async function launchAndSupervise({ io, options, session, family, commandFamily, status }: RunStart): Promise<number> {
   const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
   const child = await launch(options, io, log);
+  status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
-  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session);
+  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, status);
   const command = [options.command, ...options.args];
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });

@@ -10,11 +10,14 @@ import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult } from '../../io
 import { InputError, UsageError } from '../errors.js';
 import { WatchReporter, type ReportMode } from '../format/watch-reporter.js';
 import { useColor, type Io } from '../io-context.js';
-import { durationOption, packsOption } from '../options.js';
+import { durationOption, listenHelp, listenOption, packsOption } from '../options.js';
+import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from './history.js';
+import { groupOptionsHelp, isGroupWatch, watchGroupCommand } from './watch-group.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
+       spinup watch [options] FILE FILE... | --node R=SOURCE... | --srun SOURCE
 
 Classifies an SGLang or vLLM server log: READY, FAILED with its root cause, or STALLED
 at a stage. FILE is followed by name like tail -F (it may not exist yet; rotation and
@@ -33,11 +36,15 @@ Options:
   --timeout DURATION  give up after this long in all (reported as stalled)
   --json              one JSON event per line: family, stage, progress, warning, verdict
   --quiet             print only the verdict
+${listenHelp}
 ${historyFlagsHelp}
   -h, --help          show this help
 
+${groupOptionsHelp}
+
 Exit: 0 ready · 1 failed · 2 stalled · 3 input ended with no verdict · 64 usage
-      66 file not found (--no-follow) · 78 invalid pack · 130 interrupted`;
+      66 file not found (--no-follow) · 69 --listen port in use · 78 invalid pack
+      130 interrupted`;
 
 export async function watchCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -51,7 +58,12 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       timeout: { type: 'string' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean', short: 'q' },
+      listen: { type: 'string' },
+      'no-state': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      node: { type: 'string', multiple: true },
+      srun: { type: 'boolean' },
+      'group-size': { type: 'string' },
       ...historyFlags,
     },
   });
@@ -59,12 +71,30 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
     io.stdout.write(`${watchHelp}\n`);
     return EXIT.ok;
   }
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'name a log FILE to watch, or - for stdin' : 'watch one log at a time');
+  if (isGroupWatch(positionals, values)) {
+    // The status API speaks for one start; for a group it waits for the nodes' pushed events (not built yet).
+    if (values.listen !== undefined) throw new UsageError('--listen serves one log for now: watch the nodes of a group without it');
+    return watchGroupCommand({
+      positionals,
+      nodeOptions: values.node ?? [],
+      srun: Boolean(values.srun),
+      groupSize: values['group-size'],
+      follow: !values['no-follow'],
+      fromEnd: Boolean(values['from-end']),
+      pack: values.pack,
+      stall: values.stall,
+      timeout: values.timeout,
+      json: Boolean(values.json),
+      quiet: Boolean(values.quiet),
+    }, io);
+  }
+  if (positionals.length !== 1) throw new UsageError('name a log FILE to watch, or - for stdin');
   const target = positionals[0]!;
   const follow = !values['no-follow'];
   if (values['from-end'] && (!follow || target === '-')) throw new UsageError('--from-end only applies when following a FILE');
   const stallOverrideMs = durationOption('stall', values.stall);
   const timeoutMs = durationOption('timeout', values.timeout);
+  const listen = listenOption(values.listen);
   const path = target === '-' ? undefined : resolve(io.cwd, target);
   if (path && !follow) checkReadable(path, target);
   const { packs, family } = packsOption(values.pack, io.env);
@@ -73,6 +103,32 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   const session = memory.session;
   const mode: ReportMode = values.json ? 'json' : values.quiet ? 'quiet' : io.stderr.isTTY && follow ? 'status' : 'lines';
   const reporter = new WatchReporter(io, mode, useColor(io, 'stdout'), session);
+  const status = await LiveStatus.start({ io, command: 'watch', session, listen, log: path ?? '-', state: !values['no-state'] });
+  let code: number | undefined;
+  try {
+    announceLiveStatus(io, status);
+    code = await watchWith({ io, values, target, path, follow, session, memory, mode, reporter, status, timeoutMs });
+    return code;
+  } finally {
+    await status.close(code);
+  }
+}
+
+interface WatchContext {
+  io: Io;
+  values: { 'from-end'?: boolean };
+  target: string;
+  path: string | undefined;
+  follow: boolean;
+  session: StartMemory['session'];
+  memory: StartMemory;
+  mode: ReportMode;
+  reporter: WatchReporter;
+  status: LiveStatus;
+  timeoutMs: number | undefined;
+}
+
+async function watchWith({ io, values, target, path, follow, session, memory, mode, reporter, status, timeoutMs }: WatchContext): Promise<number> {
   const live = follow || target === '-';
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
@@ -90,7 +146,10 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       liveAfterCatchUp: Boolean(path) && follow,
       timeoutMs,
       signal: io.signal,
-      onEvents: (events) => reporter.events(events),
+      onEvents: (events) => {
+        reporter.events(events);
+        status.events(events);
+      },
       onNotice: (notice) => reporter.notice(notice),
       onEarlierVerdict: (verdict) => reportEarlier(verdict, reporter, mode),
     });
