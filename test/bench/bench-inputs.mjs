@@ -1,4 +1,5 @@
 /** Inputs of the bench rows that are not generated logs: a user's pack, and copies of the fixture corpus. */
+import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +35,10 @@ export function replayCorpus(dir, count) {
       if (name.endsWith('.log') && existsSync(join(ROOT, 'fixtures', family, name.replace(/\.log$/, '.expect.yaml')))) fixtures.push({ family, name });
     }
   }
-  const target = join(dir, `replay-corpus-${count}-of-${fixtures.length}`);
+  // Named by what is copied, so a corpus made from other fixtures or expectations is never reused.
+  const hash = createHash('sha256');
+  for (const { family, name } of fixtures) hash.update(`${family}/${name}\n`).update(readFileSync(join(ROOT, 'fixtures', family, name.replace(/\.log$/, '.expect.yaml'))));
+  const target = join(dir, `replay-corpus-${count}-${hash.digest('hex').slice(0, 12)}`);
   if (!existsSync(join(target, 'done'))) {
     for (let i = 0; i < count; i++) {
       const { family, name } = fixtures[i % fixtures.length];
