@@ -9,7 +9,7 @@ import { followStages } from './follow-stages.js';
 import { guardFrames } from './line-guard.js';
 import { matchFrame, type FrameMatch } from './match-frame.js';
 import type { CompiledPack } from './pack-types.js';
-import { parseFrame, type ParsedFrame } from './parse-line.js';
+import { parseFrame } from './parse-line.js';
 import type { QuietScope } from './prefilter.js';
 import { newRun, type RunState } from './run-state.js';
 import { failedVerdict, incompleteVerdict, readyVerdict, stalledVerdict } from './verdicts.js';
@@ -81,15 +81,6 @@ export class Classifier {
     const match = matchFrame(this.pack, parseFrame(text, this.pack.prefixes));
     if (match.progress) this.lastBar = { text, match };
     return match;
-  }
-
-  /** Parses a guarded frame with this classifier's pack (for drivers that need the timestamp first). */
-  parse(text: string): ParsedFrame {
-    return parseFrame(text, this.pack.prefixes);
-  }
-
-  match(frame: ParsedFrame): FrameMatch {
-    return matchFrame(this.pack, frame);
   }
 
   /** Applies one matched frame at log or wall time `now`. */

@@ -15,6 +15,7 @@ import { packCacheDir, readPackCache } from '../../src/pack/pack-cache.js';
 import { buildPrecompiledTable } from '../../src/pack/precompile-packs.js';
 import { analysePattern, patternAnalysis } from '../../src/pack/pattern-analysis.js';
 import { sglangHealthyStart } from '../helpers/log-lines.js';
+import { runMain } from '../helpers/run-main.js';
 
 const CURATED_RULE = `  - id: sglang/curated-disk-full
     pattern: 'OSError: \\[Errno 28\\] No space left on device'
@@ -118,5 +119,24 @@ describe("the pack cache in the state dir", () => {
     for (const name of readdirSync(cacheDir)) writeFileSync(join(cacheDir, name), '{"version": ');
     expect(readPackCache(cacheDir, file)).toBeUndefined();
     expect(loadPack(file, { cacheDir }).allRules.map((rule) => rule.id)).toContain('sglang/curated-disk-full');
+  });
+});
+
+describe('watch with a pack of one’s own', () => {
+  it('caches the pack in the state dir XDG_STATE_HOME names, and answers the same from the cache', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'spinup-state-cli-'));
+    try {
+      const log = join(state, 'start.log');
+      writeFileSync(log, `${sglangHealthyStart().join('\n')}\nOSError: [Errno 28] No space left on device\n`);
+      const argv = ['watch', '--no-follow', '--no-history', '--pack', curatedFile, log];
+      const first = await runMain(argv, { env: { XDG_STATE_HOME: state } });
+      expect(readdirSync(join(state, 'spinup', 'packs'))).toHaveLength(1);
+      const second = await runMain(argv, { env: { XDG_STATE_HOME: state } });
+      expect(second.code).toBe(first.code);
+      expect(second.stdout).toBe(first.stdout);
+      expect(first.stdout).toContain('no space left on device');
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
   });
 });
