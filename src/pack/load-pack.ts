@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compilePack, RuleCompileError } from '../core/compile-pack.js';
+import { compilePack, RuleCompileError, type CompileOptions } from '../core/compile-pack.js';
 import type { CompiledPack, PackSource } from '../core/pack-types.js';
 import { PackError, type Diagnostic } from './diagnostic.js';
 import { capPolynomialPatterns, polynomialPatterns } from './backtracking-guard.js';
@@ -86,34 +86,39 @@ export function readPackWithIncludes(file: string, display: (file: string) => st
   return { files, diagnostics };
 }
 
-export interface LoadPackOptions {
+export interface LoadOptions {
   /** `rules/` to resolve a family name in (default: this installation's). */
   rulesDir?: string;
+  /** Leave out the failure rules that name a cause (see `CompileOptions.withoutCauseRules`). */
+  withoutCauseRules?: CompileOptions['withoutCauseRules'];
   /** Where a foreign pack's checked form may be cached (pack-cache.ts); omitted: no cache. */
   cacheDir?: string;
 }
 
 /** Loads and compiles a pack by name or path; throws PackError with located diagnostics. */
-export function loadPack(ref: string, options: LoadPackOptions = {}): CompiledPack {
+export function loadPack(ref: string, loadOptions: LoadOptions | string = {}): CompiledPack {
+  // A string is the rules directory (the signature before LoadOptions existed).
+  const options = typeof loadOptions === 'string' ? { rulesDir: loadOptions } : loadOptions;
   const file = resolvePackRef(ref, options.rulesDir);
+  const { cacheDir, withoutCauseRules } = options;
   // A shipped pack unchanged since the build was parsed and checked then: compile it at once.
   const checked = precompiledSources(file);
-  if (checked) return compilePack(checked, patternAnalysis());
-  const { cacheDir } = options;
+  if (checked) return compilePack(checked, { ...patternAnalysis(), withoutCauseRules });
   const cached = cacheDir === undefined ? undefined : readPackCache(cacheDir, file);
-  if (cached) return capPolynomialPatterns(compilePack(cached.sources, patternAnalysis(undefined, cached.facts)), cached.polynomial);
+  if (cached) return capPolynomialPatterns(compilePack(cached.sources, { ...patternAnalysis(undefined, cached.facts), withoutCauseRules }), cached.polynomial);
   const { files, diagnostics } = readPackWithIncludes(file);
   if (diagnostics.length > 0) throw new PackError(diagnostics);
   const facts = new Map<string, PatternFacts>();
-  const pack = compileFiles(files, facts);
+  const pack = compileFiles(files, { facts, withoutCauseRules });
   const polynomial = polynomialPatterns(files.filter((f) => dirname(f.file) !== shippedRulesDir()));
   if (cacheDir !== undefined) writePackCache(cacheDir, files.map((f) => ({ file: f.file, text: f.source.text, data: f.data })), facts, polynomial);
   return capPolynomialPatterns(pack, polynomial);
 }
 
-export function compileFiles(files: PackFile[], facts?: Map<string, PatternFacts>): CompiledPack {
+/** `facts` receives every pattern's analysis (what a pack cache keeps). */
+export function compileFiles(files: PackFile[], options: { facts?: Map<string, PatternFacts>; withoutCauseRules?: CompileOptions['withoutCauseRules'] } = {}): CompiledPack {
   try {
-    return compilePack(files.map((f) => f.data), patternAnalysis(precompiledTable(), facts));
+    return compilePack(files.map((f) => f.data), { ...patternAnalysis(precompiledTable(), options.facts), withoutCauseRules: options.withoutCauseRules });
   } catch (error) {
     if (error instanceof RuleCompileError) throw new PackError([locateCompileError(files, error)]);
     throw error;
