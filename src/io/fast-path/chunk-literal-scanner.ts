@@ -19,7 +19,7 @@
  * words left to right meets the lines that hold a literal in order. Searches are remembered for
  * the chunk: asked again further on, the scanner goes on from where it stopped.
  */
-import { occursAt, stampFrom } from '../../core/byte-literal-scanner.js';
+import { occursAt, stampFrom } from './byte-literal-scanner.js';
 
 /** Literals shorter than this cannot be found by a word probe at every alignment. */
 const WORD_LITERAL_MIN = 7;

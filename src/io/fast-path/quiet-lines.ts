@@ -19,7 +19,7 @@
  * same literals and for clock stamps (`quietTo`); once a verdict is given, whole runs of lines
  * are let go at once (`dropTo`, in after-verdict.ts).
  */
-import { ByteLiteralScanner, type ByteLiteral } from '../../core/byte-literal-scanner.js';
+import { ByteLiteralScanner, type ByteLiteral } from './byte-literal-scanner.js';
 import type { CompiledPack, CompiledPrefix } from '../../core/pack-types.js';
 import type { QuietScope } from '../../core/prefilter.js';
 import type { Skippable } from '../../core/skippable.js';

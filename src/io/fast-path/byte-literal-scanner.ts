@@ -13,7 +13,7 @@
  * windows are re-picked from the pair counts of a sample of the lines scanned (as in
  * LiteralScanner), again every RETUNE_EVERY lines.
  */
-import { cheapestWindow, staticCost } from './probe-window.js';
+import { cheapestWindow, staticCost } from '../../core/probe-window.js';
 
 export interface ByteLiteral {
   bytes: Uint8Array;
