@@ -58,7 +58,7 @@ export class Timeline {
    * When the last line pushed was one frame whose timestamp the clock took: the prefixes peeled
    * off it (`[2025-03-08 12:00:00 TP0] `). A line that begins with the same text and shows no
    * other timestamp reads the same timestamp with the same prefix rule, so while `clockEpoch`
-   * stays the same it tells the clock nothing new (io/quiet-lines.ts relies on this).
+   * stays the same it tells the clock nothing new (io/fast-path/quiet-lines.ts relies on this).
    */
   get timedPrefix(): string | undefined {
     return this.timed;

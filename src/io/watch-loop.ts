@@ -6,6 +6,7 @@ import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
 import { FastLineReader } from './fast-path/fast-line-reader.js';
 import { LineSplitter, type SplitLine } from './line-splitter.js';
+import { systemClock, type WallClock } from './wall-clock.js';
 
 export type SourceItem =
   | { kind: 'data'; chunk: Buffer }
@@ -20,8 +21,10 @@ export type LoopEnd = 'verdict' | 'ended' | 'timeout' | 'interrupted';
 export interface WatchLoopOptions {
   source: AsyncIterable<SourceItem>;
   session: Session;
-  /** Wall-clock time (ms); omitted = log time only (reading a finished file). */
+  /** Wall-clock time (ms) for the session; omitted = log time only (reading a finished file). */
   wall?: () => number;
+  /** The loop's own waits (a verdict settling, an earlier verdict standing); default the system clock. */
+  clock?: WallClock;
   /** Stop at the first verdict once live; false = read to the end (latest run wins). */
   stopAtVerdict: boolean;
   tickMs?: number;
@@ -77,6 +80,7 @@ export const EARLIER_VERDICT_WAIT_MS = 30_000;
 
 export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResult> {
   const { session, wall } = options;
+  const clock = options.clock ?? systemClock;
   const splitter = new LineSplitter({ maxLineBytes: options.maxLineBytes });
   const iterator = options.source[Symbol.asyncIterator]();
   const startedAt = wall?.();
@@ -111,15 +115,15 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     const verdict = session.verdict;
     if (options.stopAtVerdict && caughtUp && verdict && verdict !== earlier && decidedBefore(verdict, backlogEnd)) {
       earlier = verdict;
-      earlierSince = Date.now();
+      earlierSince = clock.now();
       options.onEarlierVerdict?.(verdict);
     }
-    const stale = earlier !== undefined && verdict === earlier && Date.now() - earlierSince < (options.earlierVerdictWaitMs ?? EARLIER_VERDICT_WAIT_MS);
+    const stale = earlier !== undefined && verdict === earlier && clock.now() - earlierSince < (options.earlierVerdictWaitMs ?? EARLIER_VERDICT_WAIT_MS);
     // With a verdict in hand, only lines already on their way can change it (a newer run).
     const settling = options.stopAtVerdict && caughtUp && verdict !== undefined && !stale;
-    if (settling) settlingSince ??= Date.now();
+    if (settling) settlingSince ??= clock.now();
     else settlingSince = undefined;
-    if (settlingSince !== undefined && Date.now() - settlingSince > VERDICT_GRACE_MAX_MS) return finish('verdict');
+    if (settlingSince !== undefined && clock.now() - settlingSince > VERDICT_GRACE_MAX_MS) return finish('verdict');
     if (options.timeoutMs !== undefined && wall && startedAt !== undefined && wall() - startedAt >= options.timeoutMs) {
       // A verdict found in the file still waiting for a newer run is better than no answer.
       return finish(settling || stale ? 'verdict' : 'timeout');

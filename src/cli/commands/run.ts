@@ -1,18 +1,19 @@
 /** `spinup run [options] -- CMD ARGS...`: launch the server, tee its log, and supervise the process too. */
 import { EXIT } from '../../core/exit-codes.js';
-import { Session } from '../../core/session.js';
+import { wallDate } from '../../io/wall-clock.js';
 import { SpawnError, startChild, type Child } from '../../io/child-process.js';
-import { groupAlive } from '../../io/supervise-stop.js';
+import { groupAlive } from '../../io/supervise/stop.js';
 import { InputError } from '../errors.js';
 import { useColor, write, type Io } from '../io-context.js';
+import { historyFlagsHelp, startMemory, type StartMemory } from '../history-flags.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { listenHelp, packsOption } from '../options.js';
-import { familyFromCommand } from '../run-family.js';
-import { modelFromCommand } from '../run-model.js';
-import { superviseRun } from '../run-flow.js';
-import { openRunLog, type RunLog } from '../run-log-file.js';
-import { parseRunArgs, type RunOptions } from '../run-options.js';
-import { RunReporter } from '../run-reporter.js';
+import { familyFromCommand } from '../run/family.js';
+import { modelFromCommand } from '../run/model.js';
+import { superviseRun } from '../run/flow.js';
+import { openRunLog, type RunLog } from '../run/log-file.js';
+import { parseRunArgs, type RunOptions } from '../run/options.js';
+import { RunReporter } from '../run/reporter.js';
 
 export const runHelp = `Usage: spinup run [options] -- CMD [ARGS...]
 
@@ -47,6 +48,7 @@ Options:
   --stall DURATION    one stall budget for every stage (default: the pack's, per stage)
   --timeout DURATION  STALLED when there is no verdict this long after the launch
   --json              one JSON event per line on stdout; the server's lines go to the log only
+${historyFlagsHelp}
   -q, --quiet         do not echo the server's lines; print only the verdict
 ${listenHelp}
   -h, --help          show this help
@@ -71,15 +73,16 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   }
   const { options } = parsed;
   const { packs, family: packFamily } = packsOption(options.pack, io.env);
-  const commandFamily = packFamily === undefined ? familyFromCommand(options.command, options.args) : undefined;
+  const commandFamily = packFamily === undefined ? familyFromCommand({ command: options.command, args: options.args, packs }) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
-  const session = new Session({ packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } });
+  const memory = startMemory({ io, flags: options.history, session: { packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } }, source: 'run' });
+  const session = memory.session;
   // Bound before the launch: a taken --listen port fails the run before a server starts.
   const status = await LiveStatus.start({ io, command: 'run', session, listen: options.listen, state: !options.noState });
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await launchAndSupervise({ io, options, session, family, commandFamily, status });
+    code = await launchAndSupervise({ io, options, session, memory, family, commandFamily, status });
     return code;
   } finally {
     await status.close(code);
@@ -89,14 +92,15 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
 interface RunStart {
   io: Io;
   options: RunOptions;
-  session: Session;
+  session: StartMemory['session'];
+  memory: StartMemory;
   family: string | undefined;
   commandFamily: string | undefined;
   status: LiveStatus;
 }
 
-async function launchAndSupervise({ io, options, session, family, commandFamily, status }: RunStart): Promise<number> {
-  const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
+async function launchAndSupervise({ io, options, session, memory, family, commandFamily, status }: RunStart): Promise<number> {
+  const log = openRunLog({ cwd: io.cwd, requested: options.log, now: wallDate() });
   const child = await launch(options, io, log);
   status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
@@ -104,7 +108,8 @@ async function launchAndSupervise({ io, options, session, family, commandFamily,
   const command = [options.command, ...options.args];
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
-  return supervise(child, { io, options, session, log, reporter });
+  if (memory.warning) reporter.note(`history: ${memory.warning}`, { type: 'history', detail: memory.warning });
+  return supervise(child, { io, options, session, memory, log, reporter });
 }
 
 async function launch(options: RunOptions, io: Io, log: RunLog): Promise<Child> {

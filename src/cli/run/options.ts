@@ -1,8 +1,9 @@
 /** The command line of `spinup run [options] -- CMD ARGS...`. */
 import { parseArgs } from 'node:util';
-import { UsageError } from './errors.js';
-import type { ListenAddress } from '../status/listen-address.js';
-import { durationOption, listenOption } from './options.js';
+import { UsageError } from '../errors.js';
+import type { ListenAddress } from '../../status/listen-address.js';
+import { historyFlags } from '../history-flags.js';
+import { durationOption, listenOption } from '../options.js';
 
 export interface RunOptions {
   command: string;
@@ -22,6 +23,8 @@ export interface RunOptions {
   listen?: ListenAddress;
   /** --no-state: no state file, no unix socket. */
   noState: boolean;
+  /** --history PATH, --no-history, --no-learn, as `watch` takes them. */
+  history: { history?: string; 'no-history'?: boolean; 'no-learn'?: boolean };
 }
 
 export type ParsedRunArgs = { kind: 'help' } | { kind: 'usage'; message: string } | { kind: 'run'; options: RunOptions };
@@ -50,6 +53,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       quiet: { type: 'boolean', short: 'q' },
       listen: { type: 'string' },
       'no-state': { type: 'boolean' },
+      ...historyFlags,
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -80,6 +84,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       quiet: Boolean(values.quiet),
       listen: listenOption(values.listen),
       noState: Boolean(values['no-state']),
+      history: { history: values.history, 'no-history': values['no-history'], 'no-learn': values['no-learn'] },
     },
   };
 }
