@@ -4,11 +4,11 @@
  * children and exits. Each ends with one clear message and its exit code, and no process the
  * test started (directly or through spinup) outlives it.
  */
-import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, PidTracker } from '../io/pid-tracker.js';
-import { assertBuilt, killAll, scratch, SERVERS, sleep, spawnCli, STACK_TRACE, type CliChild } from './cli-child.js';
+import { assertBuilt, FIXTURES, killAll, scratch, SERVERS, sleep, spawnCli, spawnShell, STACK_TRACE, type CliChild } from './cli-child.js';
 
 const { dir, env, cleanup } = scratch('run');
 const tracker = new PidTracker();
@@ -86,5 +86,23 @@ describe('spinup run with a server that misbehaves', () => {
     for (let waited = 0; workers.some(isAlive) && waited < 2_000; waited += 50) await sleep(50);
     expect(workers.filter(isAlive)).toEqual([]);
     expect(w.stderr).toContain('stopping the server');
+  });
+
+  it('13.1: run | head -1 keeps supervising and exits with the verdict code', async () => {
+    const log = join(dir, `run-${++logs}.log`);
+    const fixture = join(FIXTURES, 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log');
+    const server = `node "${join(SERVERS, 'replay-log.mjs')}" --log "${fixture}" --speed 20 --max-gap-ms 100 --then exit1`;
+    const w = spawnShell(`{ "$BIN" run --log "${log}" -- ${server}; echo $? >"${log}.rc"; } | head -1`, { cwd: dir, env });
+    expect(await w.finished(20_000), w.dump()).toEqual({ code: 0, signal: null });
+    trackPrinted(w);
+    expect(w.stdout.trim().split('\n')).toHaveLength(1); // head -1 had its line
+    expect(readFileSync(`${log}.rc`, 'utf8').trim(), w.dump()).toBe('1');
+    // The server was not stopped mid-start: the log holds every line it printed (its stdout and
+    // stderr interleave, so their order may differ from the fixture's).
+    const lines = (path: string): string[] => readFileSync(path, 'utf8').split('\n').sort();
+    expect(lines(log)).toEqual(lines(fixture));
+    expect(w.stderr).toContain('FAILED sglang  gpu_oom');
+    expect(w.stderr.match(/stdout was closed/g), w.dump()).toHaveLength(1);
+    expect(w.stderr).not.toMatch(STACK_TRACE);
   });
 });

@@ -107,15 +107,11 @@ async function supervise(child: Child, ctx: Omit<Parameters<typeof superviseRun>
   const ignore = (): void => {};
   process.once('exit', killGroup);
   process.on('SIGHUP', ignore);
-  ctx.io.stdout.on('error', ignore);
-  ctx.io.stderr.on('error', ignore);
   try {
     return await superviseRun({ ...ctx, child, onRelease: () => (released = true) });
   } finally {
     process.removeListener('exit', killGroup);
     process.removeListener('SIGHUP', ignore);
-    ctx.io.stdout.removeListener('error', ignore);
-    ctx.io.stderr.removeListener('error', ignore);
     if (!released && groupAlive(child)) {
       await child.stop({ graceMs: Math.min(ctx.options.graceMs, 5_000) });
     }
