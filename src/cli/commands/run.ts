@@ -6,6 +6,7 @@ import { groupAlive } from '../../io/supervise-stop.js';
 import { InputError } from '../errors.js';
 import { useColor, write, type Io } from '../io-context.js';
 import { packsOption } from '../options.js';
+import { outliveHangup } from '../outlive-hangup.js';
 import { familyFromCommand } from '../run-family.js';
 import { superviseRun } from '../run-flow.js';
 import { openRunLog, type RunLog } from '../run-log-file.js';
@@ -104,14 +105,13 @@ async function supervise(child: Child, ctx: Omit<Parameters<typeof superviseRun>
     }
   };
   // A lost SSH session must not end the supervision of a long start: keep going, the log file gets it all.
-  const ignore = (): void => {};
+  const hangup = outliveHangup(ctx.io, `supervising on; ${ctx.log.shown} keeps every line and the exit code will give the verdict`);
   process.once('exit', killGroup);
-  process.on('SIGHUP', ignore);
   try {
     return await superviseRun({ ...ctx, child, onRelease: () => (released = true) });
   } finally {
     process.removeListener('exit', killGroup);
-    process.removeListener('SIGHUP', ignore);
+    hangup();
     if (!released && groupAlive(child)) {
       await child.stop({ graceMs: Math.min(ctx.options.graceMs, 5_000) });
     }

@@ -11,6 +11,7 @@ import { InputError, UsageError } from '../errors.js';
 import { WatchReporter, type ReportMode } from '../format/watch-reporter.js';
 import { useColor, type Io } from '../io-context.js';
 import { durationOption, packsOption } from '../options.js';
+import { outliveHangup } from '../outlive-hangup.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from './history.js';
 
@@ -80,6 +81,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   const source = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : streamSource(io.stdin);
   if (memory.warning) reporter.notice({ type: 'history', detail: memory.warning });
   const ticker = mode === 'status' ? setInterval(() => reporter.refresh(), 1000) : undefined;
+  const hangup = outliveHangup(io, 'watching on; the exit code and the history will give the verdict');
   let result: LoopResult;
   try {
     result = await runWatchLoop({
@@ -99,6 +101,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
     if (typeof (error as NodeJS.ErrnoException | undefined)?.syscall === 'string') throw new InputError(`${path ? target : 'stdin'}: cannot read: ${readFailure(error)}`, { cause: error });
     throw error;
   } finally {
+    hangup();
     if (ticker) clearInterval(ticker);
     stop.abort();
     // An open pipe (tail -F upstream) would keep the process alive after the verdict.
