@@ -25,6 +25,7 @@ export interface WatchLoopOptions {
   /** Stop at the first verdict once live; false = read to the end (latest run wins). */
   stopAtVerdict: boolean;
   tickMs?: number;
+  /** Wall time (ms) after which the loop gives up, in every mode (live or not). */
   timeoutMs?: number;
   signal?: AbortSignal;
   onEvents?: (events: SessionEvent[]) => void;
@@ -79,7 +80,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   const { session, wall } = options;
   const splitter = new LineSplitter({ maxLineBytes: options.maxLineBytes });
   const iterator = options.source[Symbol.asyncIterator]();
-  const startedAt = wall?.();
+  const timeoutFrom = Date.now();
   let caughtUp = false;
   let settlingSince: number | undefined;
   // The last line of what was there at the start, and the verdict it gave (not the answer).
@@ -124,12 +125,16 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     if (settling) settlingSince ??= Date.now();
     else settlingSince = undefined;
     if (settlingSince !== undefined && Date.now() - settlingSince > VERDICT_GRACE_MAX_MS) return finish('verdict');
-    if (options.timeoutMs !== undefined && wall && startedAt !== undefined && wall() - startedAt >= options.timeoutMs) {
+    // Wall time in every mode: a finished file read on log time, an endless pipe, a FIFO.
+    const leftMs = options.timeoutMs === undefined ? undefined : options.timeoutMs - (Date.now() - timeoutFrom);
+    if (leftMs !== undefined && leftMs <= 0) {
       // A verdict found in the file still waiting for a newer run is better than no answer.
       return finish(settling || stale ? 'verdict' : 'timeout');
     }
     const waitMs = settling ? VERDICT_GRACE_MS : (options.tickMs ?? 200);
-    const winner = await next.wait(wall || settling ? waitMs : undefined, options.signal);
+    const bounded = wall || settling ? waitMs : undefined;
+    const winner = await next.wait(leftMs === undefined ? bounded : Math.min(bounded ?? leftMs, leftMs), options.signal);
+    if (winner === TICK && !wall && !settling) continue;
     if (winner === DONE) return finish('interrupted');
     if (winner === TICK && settling) return finish('verdict');
     if (winner === TICK) {

@@ -31,14 +31,18 @@ Options:
   --no-follow         read FILE (or stdin) to the end on the log's own time, then report
   --from-end          start at the end of FILE instead of its beginning
   --stall DURATION    one stall budget for every stage (default: the pack's per stage)
-  --timeout DURATION  give up after this long in all (reported as stalled)
+  --timeout DURATION  give up after this much wall time, in every mode (exit 2)
   --json              one JSON event per line: family, stage, progress, warning, verdict
   --quiet             print only the verdict
 ${historyFlagsHelp}
   -h, --help          show this help
 
-Exit: 0 ready · 1 failed · 2 stalled · 3 input ended with no verdict · 64 usage
-      66 file not found (--no-follow) · 78 invalid pack · 130 interrupted`;
+A lost terminal (SSH hang-up) does not stop spinup watch, nor does a reader of its stdout
+that goes away (| head -1): it goes on to the verdict and exits with its code.
+
+Exit: 0 ready · 1 failed · 2 stalled (or --timeout) · 3 input ended with no verdict
+      64 usage · 66 file not found or not a log file (--no-follow) · 78 invalid pack
+      130 interrupted`;
 
 export async function watchCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -144,6 +148,9 @@ function checkReadable(path: string, shown: string): void {
   }
   if (stats.isDirectory()) throw new InputError(`${shown}: is a directory, not a log file`);
   if (stats.isSocket()) throw new InputError(`${shown}: is a socket, not a log file`);
+  // /dev/zero or a disk has no end to read to; a FIFO (or `<(cmd)`) does, and is read like stdin.
+  if (stats.isCharacterDevice()) throw new InputError(`${shown}: is a character device, not a log file`);
+  if (stats.isBlockDevice()) throw new InputError(`${shown}: is a block device, not a log file`);
 }
 
 function readFailure(error: unknown): string {
