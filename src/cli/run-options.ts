@@ -1,5 +1,5 @@
 /** The command line of `spinup run [options] -- CMD ARGS...`. */
-import { parseArgs } from 'node:util';
+import { parseOptions } from './parse-options.js';
 import { UsageError } from './errors.js';
 import { durationOption } from './options.js';
 
@@ -29,7 +29,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
   const split = args.indexOf('--');
   const own = split === -1 ? args : args.slice(0, split);
   const server = split === -1 ? [] : args.slice(split + 1);
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: own,
     allowPositionals: true,
     options: {

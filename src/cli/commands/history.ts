@@ -2,16 +2,16 @@
  * `spinup history`: past starts and what is normal for a model on this host. Also the
  * history flags `watch` (and later `run`) share: where the store is, and a start's memory.
  */
+import { parseOptions } from '../parse-options.js';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import type { Verdict } from '../../core/events.js';
 import type { SessionOptions } from '../../core/session.js';
 import { defaultHistoryPath } from '../../history/history-path.js';
 import { readHistory, skippedSummary } from '../../history/history-store.js';
 import { formatGroups, formatStarts, groupStarts, slowestStage } from '../../history/history-table.js';
-import { openMemory, recordStart } from '../../history/record-start.js';
+import { openMemory, recordStart, showsAStart } from '../../history/record-start.js';
 import { ReplayMemory } from '../../history/replay-memory.js';
 import type { StartRecord } from '../../history/start-record.js';
 import { TrackedSession } from '../../history/tracked-session.js';
@@ -31,10 +31,11 @@ Options:
   --json           one JSON object per start, one per model+settings, then a summary
   -h, --help       show this help
 
-Exit: 0 · 64 usage · 66 no history file`;
+Exit: 0 (also when no start was recorded yet: the file does not exist) · 64 usage
+      66 the history file cannot be read (a directory, no permission)`;
 
 export async function historyCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: { model: { type: 'string' }, history: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
@@ -124,7 +125,7 @@ export function startMemory(params: {
   const opened = openMemory({ path, host, learn: !flags['no-learn'] });
   const session = new TrackedSession({ ...params.session, memory: opened.memory });
   const record = (verdict: Verdict | undefined): string | undefined => {
-    if (!verdict) return undefined;
+    if (!verdict || !showsAStart(verdict)) return undefined;
     return recordStart({ path, session, verdict, host, when: new Date(), source: params.source, log: params.log }).warning;
   };
   return { session, warning: opened.warning, record };

@@ -1,5 +1,5 @@
 /** `spinup replay [PATH|GLOB...]`: regression-test the packs against captured logs. */
-import { parseArgs } from 'node:util';
+import { parseOptions } from '../parse-options.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -13,7 +13,7 @@ import { verdictJson } from '../format/verdict-json.js';
 import { junitCase, junitXml } from '../format/junit.js';
 import { InputError, UsageError } from '../errors.js';
 import { useColor, write, type Io } from '../io-context.js';
-import { durationOption } from '../options.js';
+import { durationOption, packRefOption } from '../options.js';
 import { replayHistoryHelp, replayMemory } from './history.js';
 import type { ReplayMemory } from '../../history/replay-memory.js';
 
@@ -51,7 +51,7 @@ const FORMATS = ['text', 'json', 'junit'] as const;
 type Format = (typeof FORMATS)[number];
 
 export async function replayCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: {
@@ -73,6 +73,7 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
     write(io.stdout, `${replayHelp}\n`);
     return EXIT.ok;
   }
+  for (const ref of values.pack ?? []) packRefOption(ref);
   if (values.record !== undefined) {
     if (positionals.length > 0 || values.coverage || values.format || values.output) throw new UsageError('--record takes one LOG and no other replay options');
     return record({ log: values.record, family: values.family, thenIdle: values['then-idle'], force: values.force, packRefs: values.pack }, io);

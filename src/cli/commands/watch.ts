@@ -1,7 +1,7 @@
 /** `spinup watch [FILE|-]`: classify a server log, live or after the fact. */
+import { parseOptions } from '../parse-options.js';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
@@ -45,7 +45,7 @@ Exit: 0 ready · 1 failed · 2 stalled (or --timeout) · 3 input ended with no v
       130 interrupted`;
 
 export async function watchCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: {

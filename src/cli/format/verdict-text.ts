@@ -9,18 +9,19 @@ const MAX_LINE = 220;
 
 export function formatVerdict(verdict: Verdict, options: { color: boolean; family?: string }): string {
   const c = pc.createColors(options.color);
-  const family = options.family ? ` ${c.dim(options.family)}` : '';
+  // `READY sglang  after 29s`; with no family to name, one space: `STALLED in stage none`.
+  const family = options.family ? ` ${c.dim(options.family)} ` : '';
   switch (verdict.verdict) {
     case 'ready':
       return [
-        `${c.bold(c.green('READY'))}${family}  after ${formatDuration(verdict.elapsedMs)}`,
+        `${c.bold(c.green('READY'))}${family} after ${formatDuration(verdict.elapsedMs)}`,
         ...lineRow(c, 'decided by', verdict.decidedBy),
       ].join('\n');
     case 'failed':
       return formatFailed(c, verdict, family);
     case 'stalled':
       return [
-        `${c.bold(c.yellow('STALLED'))}${family}  in stage ${c.bold(verdict.stage)}`,
+        `${c.bold(c.yellow('STALLED'))}${family} in stage ${c.bold(verdict.stage)}`,
         verdict.budget?.source === 'server'
           ? row(c, 'reported', `by the server itself (${verdict.budget.detail}); no progress for ${formatDuration(verdict.silentMs ?? 0)}`)
           : row(c, 'silent for', `${formatDuration(verdict.silentMs ?? 0)} (budget ${formatDuration(verdict.budget?.ms ?? 0)}: ${verdict.budget?.detail ?? '?'})`),
@@ -30,14 +31,14 @@ export function formatVerdict(verdict: Verdict, options: { color: boolean; famil
       ].join('\n');
     case 'incomplete':
       return [
-        `${c.bold(c.cyan('INCOMPLETE'))}${family}  the input ended before any verdict (last stage: ${verdict.stage})`,
+        `${c.bold(c.cyan('INCOMPLETE'))}${family} the input ended before any verdict (last stage: ${verdict.stage})`,
         ...lineRow(c, 'last line', verdict.lastLine),
       ].join('\n');
   }
 }
 
 function formatFailed(c: Colors, verdict: Verdict, family: string): string {
-  const lines = [`${c.bold(c.red('FAILED'))}${family}  ${c.bold(verdict.cause ?? 'unknown')}: ${verdict.message ?? verdict.reason}`];
+  const lines = [`${c.bold(c.red('FAILED'))}${family} ${c.bold(verdict.cause ?? 'unknown')}: ${verdict.message ?? verdict.reason}`];
   lines.push(row(c, 'stage', `${verdict.stage}, ${formatDuration(verdict.elapsedMs)} after start`));
   if (verdict.rule) lines.push(row(c, 'rule', verdict.rule));
   const where = [verdict.rank, verdict.proc].filter(Boolean).join(', ');

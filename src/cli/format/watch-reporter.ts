@@ -9,6 +9,7 @@ import type { Session, SessionEvent } from '../../core/session.js';
 import { insightJson, stageNote, statusInsight } from '../../history/status-insight.js';
 import { write, type Io } from '../io-context.js';
 import { eventJson } from './verdict-json.js';
+import { clipVisible } from './clip-visible.js';
 import { clip, formatVerdict } from './verdict-text.js';
 
 export type ReportMode = 'status' | 'lines' | 'json' | 'quiet';
@@ -53,8 +54,9 @@ export class WatchReporter {
     if (this.mode !== 'status') return;
     const text = this.statusText();
     if (!text) return;
-    const width = Math.max(20, (this.io.stderr as { columns?: number }).columns ?? 100);
-    write(this.io.stderr, `\r\x1b[2K${clip(text, width - 1)}`);
+    // 0 columns means the terminal does not say (a serial console): assume 80.
+    const columns = (this.io.stderr as { columns?: number }).columns || 80;
+    write(this.io.stderr, `\r\x1b[2K${clipVisible(text, columns - 1)}`);
     this.statusShown = true;
   }
 
