@@ -32,9 +32,10 @@ export class RunReporter {
     private readonly mode: RunReportMode,
     color: boolean,
     private readonly session: Session,
+    launchedAt: number,
   ) {
     this.c = pc.createColors(color);
-    this.watch = new WatchReporter(io, mode, color, session);
+    this.watch = new WatchReporter(io, mode, color, session, {}, () => Date.now() - launchedAt);
   }
 
   /** Session events, except verdicts: the run decides its own (the probe, the process), see `verdict`. */
@@ -84,7 +85,9 @@ export class RunReporter {
       write(this.io.stdout, `${JSON.stringify({ type: 'verdict', ...json })}\n`);
       return;
     }
-    const block = formatVerdict(verdict, { color: this.c.isColorSupported, family: this.session.pack?.name });
+    // One clock in `run`: the verdict's time and the process line's are both wall time since the launch.
+    const decidedAt = decision.by === 'process' && decision.exit ? decision.exit.at : Date.now();
+    const block = formatVerdict(verdict, { color: this.c.isColorSupported, family: this.session.pack?.name, sinceLaunchMs: Math.max(0, decidedAt - facts.startedAt) });
     write(this.io.stderr, `${[block, ...this.rows(decision, facts)].join('\n')}\n`);
   }
 

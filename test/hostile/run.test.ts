@@ -105,4 +105,25 @@ describe('spinup run with a server that misbehaves', () => {
     expect(w.stderr.match(/stdout was closed/g), w.dump()).toHaveLength(1);
     expect(w.stderr).not.toMatch(STACK_TRACE);
   });
+
+  it('13.11: run has one clock: the verdict\'s time and the process line\'s are both time since the launch', async () => {
+    // A replayed capture runs its log's clock fast (speed 100): 2 minutes of log in about a second.
+    const fixture = join(FIXTURES, 'sglang/10-tp2-stuck-nccl-init-hang.log');
+    const { w } = run([], [process.execPath, join(SERVERS, 'replay-log.mjs'), '--log', fixture, '--speed', '100', '--max-gap-ms', '100', '--then', 'exit1']);
+    expect(await w.finished(20_000), w.dump()).toEqual({ code: 1, signal: null });
+    trackPrinted(w);
+    const seconds = (text: string): number => {
+      const [, m, s, ms] = /^(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$/.exec(text)!;
+      return Number(m ?? 0) * 60 + Number(s ?? 0) + Number(ms ?? 0) / 1000;
+    };
+    const verdictAt = /stage +distributed_init, (\S+) after launch/.exec(w.stderr)?.[1];
+    const exitAt = /process +pid \d+ exited with code 1, (\S+) after launch/.exec(w.stderr)?.[1];
+    expect(verdictAt, w.dump()).toBeDefined();
+    expect(exitAt, w.dump()).toBeDefined();
+    expect(seconds(verdictAt!)).toBe(seconds(exitAt!));
+    // The stage lines are on the same clock: none later than the verdict.
+    const stageTimes = [...w.stderr.matchAll(/^\[ *(\S+)\] stage /gm)].map((m) => seconds(m[1]!));
+    expect(stageTimes.length).toBeGreaterThan(0);
+    for (const at of stageTimes) expect(at).toBeLessThanOrEqual(seconds(exitAt!));
+  });
 });

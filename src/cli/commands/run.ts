@@ -74,7 +74,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
   const child = await launch(options, io, log);
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
-  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session);
+  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, child.startedAt);
   const command = [options.command, ...options.args];
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });

@@ -7,8 +7,20 @@ type Colors = ReturnType<typeof pc.createColors>;
 
 const MAX_LINE = 220;
 
-export function formatVerdict(verdict: Verdict, options: { color: boolean; family?: string }): string {
+export interface VerdictTextOptions {
+  color: boolean;
+  family?: string;
+  /**
+   * `spinup run` times everything from the launch, on the wall clock its process lines use (the
+   * log's own clock starts later, at its first line, and runs fast in a replayed capture).
+   */
+  sinceLaunchMs?: number;
+}
+
+export function formatVerdict(given: Verdict, options: VerdictTextOptions): string {
   const c = pc.createColors(options.color);
+  const origin = options.sinceLaunchMs === undefined ? 'start' : 'launch';
+  const verdict = options.sinceLaunchMs === undefined ? given : { ...given, elapsedMs: options.sinceLaunchMs };
   // `READY sglang  after 29s`; with no family to name, one space: `STALLED in stage none`.
   const family = options.family ? ` ${c.dim(options.family)} ` : '';
   switch (verdict.verdict) {
@@ -18,7 +30,7 @@ export function formatVerdict(verdict: Verdict, options: { color: boolean; famil
         ...lineRow(c, 'decided by', verdict.decidedBy),
       ].join('\n');
     case 'failed':
-      return formatFailed(c, verdict, family);
+      return formatFailed(c, verdict, family, origin);
     case 'stalled':
       return [
         `${c.bold(c.yellow('STALLED'))}${family} in stage ${c.bold(verdict.stage)}`,
@@ -26,7 +38,7 @@ export function formatVerdict(verdict: Verdict, options: { color: boolean; famil
           ? row(c, 'reported', `by the server itself (${verdict.budget.detail}); no progress for ${formatDuration(verdict.silentMs ?? 0)}`)
           : row(c, 'silent for', `${formatDuration(verdict.silentMs ?? 0)} (budget ${formatDuration(verdict.budget?.ms ?? 0)}: ${verdict.budget?.detail ?? '?'})`),
         row(c, 'why', verdict.reason),
-        row(c, 'elapsed', formatDuration(verdict.elapsedMs)),
+        row(c, 'elapsed', origin === 'start' ? formatDuration(verdict.elapsedMs) : `${formatDuration(verdict.elapsedMs)} since launch`),
         ...lineRow(c, 'last line', verdict.lastLine),
       ].join('\n');
     case 'incomplete':
@@ -37,9 +49,9 @@ export function formatVerdict(verdict: Verdict, options: { color: boolean; famil
   }
 }
 
-function formatFailed(c: Colors, verdict: Verdict, family: string): string {
+function formatFailed(c: Colors, verdict: Verdict, family: string, origin: 'start' | 'launch'): string {
   const lines = [`${c.bold(c.red('FAILED'))}${family} ${c.bold(verdict.cause ?? 'unknown')}: ${verdict.message ?? verdict.reason}`];
-  lines.push(row(c, 'stage', `${verdict.stage}, ${formatDuration(verdict.elapsedMs)} after start`));
+  lines.push(row(c, 'stage', `${verdict.stage}, ${formatDuration(verdict.elapsedMs)} after ${origin}`));
   if (verdict.rule) lines.push(row(c, 'rule', verdict.rule));
   const where = [verdict.rank, verdict.proc].filter(Boolean).join(', ');
   if (where) lines.push(row(c, 'process', where));

@@ -24,6 +24,8 @@ export class WatchReporter {
     color: boolean,
     private readonly session: Session,
     private readonly extraJson: Record<string, unknown> = {},
+    /** `run`: stage lines show wall time since the launch, as its verdict does; default: the log's time since its start. */
+    private readonly sinceLaunchMs?: () => number,
   ) {
     this.c = pc.createColors(color);
   }
@@ -111,7 +113,7 @@ export class WatchReporter {
   private describe(event: SessionEvent): string | undefined {
     const elapsed = (at: number): string => {
       const start = this.session.classifier?.state.startedAt ?? at;
-      return `[${formatDuration(at - start).padStart(6)}]`;
+      return `[${formatDuration(this.sinceLaunchMs ? this.sinceLaunchMs() : at - start).padStart(6)}]`;
     };
     switch (event.type) {
       case 'family':
