@@ -69,6 +69,8 @@ const VERDICT_GRACE_MS = 40;
 /** ...but a log that never pauses still gets its verdict. */
 const VERDICT_GRACE_MAX_MS = 500;
 const TICK = Symbol('tick');
+/** Live, how long a line may wait for its newline before it is read as it stands. */
+export const PARTIAL_LINE_QUIET_MS = 500;
 /**
  * How long a verdict found in the file waits for a new run before it stands. A restarted server
  * that appends to the same log prints its launch line within seconds (imports, argument
@@ -92,8 +94,13 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     if (events.length > 0) options.onEvents?.(events);
   };
   const quiet = options.skipQuietLines === false ? undefined : new QuietLines(session);
+  // A line read before its newline came (the writer went quiet mid-line): not read again as it was.
+  let readEarly: SplitLine | undefined;
+  let lastDataAt = Date.now();
   const handler: LineHandler = {
     emit: (line) => {
+      if (readEarly && line.lineNo === readEarly.lineNo && line.text === readEarly.text) return;
+      readEarly = undefined;
       emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.(), live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
       return quiet?.noteFed(line.lineNo);
     },
@@ -138,6 +145,12 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     if (winner === DONE) return finish('interrupted');
     if (winner === TICK && settling) return finish('verdict');
     if (winner === TICK) {
+      // `tail -F` shows a line as soon as it is written, newline or not: after a short quiet, so do we.
+      const partial = Date.now() - lastDataAt >= PARTIAL_LINE_QUIET_MS ? splitter.pending() : undefined;
+      if (partial && !(readEarly && partial.lineNo === readEarly.lineNo && partial.text === readEarly.text)) {
+        handler.emit(partial);
+        readEarly = partial;
+      }
       emit(session.tick({ wall: wall!() }));
       options.onTick?.();
       continue;
@@ -149,7 +162,10 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
       return result('ended');
     }
     const item = arrived.value;
-    if (item.kind === 'data') splitter.forEachLine(item.chunk, handler);
+    if (item.kind === 'data') {
+      lastDataAt = Date.now();
+      splitter.forEachLine(item.chunk, handler);
+    }
     else if (item.kind === 'flush') feed(splitter.end());
     else if (item.kind === 'caught-up') {
       caughtUp = true;

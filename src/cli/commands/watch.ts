@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
+import { decodeInput, GzipError } from '../../io/decode-input.js';
 import { fileSource, followSource, streamSource } from '../../io/sources.js';
 import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult } from '../../io/watch-loop.js';
 import { InputError, UsageError } from '../errors.js';
@@ -82,7 +83,8 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
   io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-  const source = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : streamSource(io.stdin);
+  const bytes = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : streamSource(io.stdin);
+  const source = decodeInput(bytes, path ? target : 'stdin');
   if (memory.warning) reporter.notice({ type: 'history', detail: memory.warning });
   const ticker = mode === 'status' ? setInterval(() => reporter.refresh(), 1000) : undefined;
   const hangup = outliveHangup(io, 'watching on; the exit code and the history will give the verdict');
@@ -102,7 +104,9 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
     });
   } catch (error) {
     // The file or pipe failed under us (EIO, a file that went unreadable): say which input it was.
-    if (typeof (error as NodeJS.ErrnoException | undefined)?.syscall === 'string') throw new InputError(`${path ? target : 'stdin'}: cannot read: ${readFailure(error)}`, { cause: error });
+    if (typeof (error as NodeJS.ErrnoException | undefined)?.syscall === 'string' || error instanceof GzipError) {
+      throw new InputError(`${path ? target : 'stdin'}: cannot read: ${readFailure(error)}`, { cause: error });
+    }
     throw error;
   } finally {
     hangup();

@@ -149,6 +149,8 @@ function noticeText(notice: { type: string; path?: string; detail?: string }): s
       return `${path} was deleted; waiting for it to come back`;
     case 'not-a-file':
       return `${path} is not a regular file${notice.detail ? ` (${notice.detail})` : ''}; waiting`;
+    case 'decoded':
+      return `${path}: ${notice.detail ?? 'decoded'}`;
     case 'unreadable':
       return `cannot read ${path}${notice.detail ? `: ${notice.detail}` : ''}; retrying`;
     default:
