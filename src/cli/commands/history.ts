@@ -46,6 +46,7 @@ export async function historyCommand(args: string[], io: Io): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (did you mean --model ${positionals[0]}?)`);
   const path = historyPath(io, values.history);
+  const shown = values.history ?? path;
   if (path === undefined) throw new UsageError('no history path: HOME and XDG_STATE_HOME are unset; pass --history PATH');
   let read: ReturnType<typeof readHistory>;
   try {
@@ -65,11 +66,11 @@ export async function historyCommand(args: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   if (read.records.length === 0) {
-    write(io.stdout, `No starts recorded in ${path} yet: 'spinup watch' records each start it sees.\n`);
+    write(io.stdout, `No starts recorded in ${shown} yet: 'spinup watch' records each start it sees.\n`);
     return EXIT.ok;
   }
   const filtered = needle === undefined ? '' : ` matching "${values.model}"`;
-  write(io.stdout, `${records.length} start${records.length === 1 ? '' : 's'}${filtered} in ${path}\n\n`);
+  write(io.stdout, `${records.length} start${records.length === 1 ? '' : 's'}${filtered} in ${shown}\n\n`);
   if (records.length === 0) return EXIT.ok;
   write(io.stdout, formatStarts(records, localTime));
   const stats = formatGroups(groups, new Set(records.map((r) => r.host)).size > 1);

@@ -99,7 +99,8 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       timeoutMs,
       signal: io.signal,
       onEvents: (events) => reporter.events(events),
-      onNotice: (notice) => reporter.notice(notice),
+      // The file as the user named it (`server.log`), like tail -F says it.
+      onNotice: (notice) => reporter.notice(notice.path !== undefined && notice.path === path ? { ...notice, path: target } : notice),
       onEarlierVerdict: (verdict) => reportEarlier(verdict, reporter, mode),
     });
   } catch (error) {
