@@ -5,6 +5,7 @@
 import type { Writable } from 'node:stream';
 import { EXIT } from '../core/exit-codes.js';
 import { formatDuration } from '../core/duration.js';
+import type { Verdict } from '../core/events.js';
 import type { Session } from '../core/session.js';
 import type { Child } from '../io/child-process.js';
 import { describeExit } from '../io/supervise-exit.js';
@@ -29,6 +30,8 @@ export interface RunContext {
   reporter: RunReporter;
   /** Called when the server is deliberately left running (--keep-on-fail). */
   onRelease: () => void;
+  /** The startup verdict, once given (the history records it). */
+  onStartup?: (verdict: Verdict) => void;
 }
 
 export async function superviseRun(ctx: RunContext): Promise<number> {
@@ -67,6 +70,7 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
     const startup = await supervisor.startup();
     if (startup.kind === 'interrupted') return await flow.interrupted(true);
     reporter.verdict(startup.decision, facts);
+    ctx.onStartup?.(startup.decision.verdict);
     if (startup.decision.verdict.verdict !== 'ready') return await flow.failed(startup.decision);
     if (options.then !== undefined) {
       echo = false;

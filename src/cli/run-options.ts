@@ -1,6 +1,7 @@
 /** The command line of `spinup run [options] -- CMD ARGS...`. */
 import { parseOptions } from './parse-options.js';
 import { UsageError } from './errors.js';
+import { historyFlags } from './commands/history.js';
 import { durationOption } from './options.js';
 
 export interface RunOptions {
@@ -18,6 +19,8 @@ export interface RunOptions {
   timeoutMs?: number;
   json: boolean;
   quiet: boolean;
+  /** `--history PATH`, `--no-history`, `--no-learn`, as `watch` takes them. */
+  history: { history?: string; 'no-history'?: boolean; 'no-learn'?: boolean };
 }
 
 export type ParsedRunArgs = { kind: 'help' } | { kind: 'usage'; message: string } | { kind: 'run'; options: RunOptions };
@@ -45,6 +48,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       json: { type: 'boolean' },
       quiet: { type: 'boolean', short: 'q' },
       help: { type: 'boolean', short: 'h' },
+      ...historyFlags,
     },
   });
   if (values.help) return { kind: 'help' };
@@ -72,6 +76,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       timeoutMs: durationOption('timeout', values.timeout),
       json: Boolean(values.json),
       quiet: Boolean(values.quiet),
+      history: { history: values.history, 'no-history': values['no-history'], 'no-learn': values['no-learn'] },
     },
   };
 }

@@ -126,4 +126,25 @@ describe('spinup run with a server that misbehaves', () => {
     expect(stageTimes.length).toBeGreaterThan(0);
     for (const at of stageTimes) expect(at).toBeLessThanOrEqual(seconds(exitAt!));
   });
+
+  it('13.12 (issue 12): run records its start in the history like watch, and takes --history, --no-history, --no-learn', async () => {
+    const history = join(dir, 'run-history.jsonl');
+    const server = [process.execPath, join(SERVERS, 'replay-log.mjs'), '--log', join(FIXTURES, 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log'), '--then', 'exit1'];
+    const first = run(['--history', history], server);
+    expect(await first.w.finished(20_000), first.w.dump()).toEqual({ code: 1, signal: null });
+    trackPrinted(first.w);
+    const records = (): { source: string; verdict: string; cause?: string; log?: string }[] =>
+      readFileSync(history, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(records()).toEqual([expect.objectContaining({ source: 'run', verdict: 'failed', cause: 'gpu_oom', log: first.log })]);
+    for (const flags of [['--no-history'], ['--history', history, '--no-learn']]) {
+      const again = run(flags, server);
+      expect(await again.w.finished(20_000), again.w.dump()).toEqual({ code: 1, signal: null });
+      trackPrinted(again.w);
+    }
+    expect(records().map((r) => r.source)).toEqual(['run', 'run']); // --no-history left none
+    const shown = spawnCli(['history', '--history', history], { cwd: dir, env });
+    expect(await shown.finished()).toEqual({ code: 0, signal: null });
+    expect(shown.stdout).toMatch(/2 starts in .*run-history\.jsonl/);
+    expect(shown.stdout).toMatch(/failed load_weights +gpu_oom/);
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * `spinup history`: past starts and what is normal for a model on this host. Also the
- * history flags `watch` (and later `run`) share: where the store is, and a start's memory.
+ * history flags `watch` and `run` share: where the store is, and a start's memory.
  */
 import { parseOptions } from '../parse-options.js';
 import { hostname } from 'node:os';
@@ -20,7 +20,7 @@ import { write, type Io } from '../io-context.js';
 
 export const historyHelp = `Usage: spinup history [options]
 
-Past starts recorded by 'watch' (and 'replay --history'), then, per model and settings,
+Past starts recorded by 'watch', 'run' (and 'replay --history'), then, per model and settings,
 how long each stage took in the starts that got ready: what is normal on this host, and
 what learned stall budgets are made of.
 
@@ -66,7 +66,7 @@ export async function historyCommand(args: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   if (read.records.length === 0) {
-    write(io.stdout, `No starts recorded in ${shown} yet: 'spinup watch' records each start it sees.\n`);
+    write(io.stdout, `No starts recorded in ${shown} yet: 'spinup watch' and 'spinup run' record each start they see.\n`);
     return EXIT.ok;
   }
   const filtered = needle === undefined ? '' : ` matching "${values.model}"`;

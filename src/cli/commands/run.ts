@@ -1,6 +1,6 @@
 /** `spinup run [options] -- CMD ARGS...`: launch the server, tee its log, and supervise the process too. */
 import { EXIT } from '../../core/exit-codes.js';
-import { Session } from '../../core/session.js';
+import type { Verdict } from '../../core/events.js';
 import { SpawnError, startChild, type Child } from '../../io/child-process.js';
 import { groupAlive } from '../../io/supervise-stop.js';
 import { InputError } from '../errors.js';
@@ -12,6 +12,7 @@ import { superviseRun } from '../run-flow.js';
 import { openRunLog, type RunLog } from '../run-log-file.js';
 import { parseRunArgs, type RunOptions } from '../run-options.js';
 import { RunReporter } from '../run-reporter.js';
+import { historyFlagsHelp, startMemory } from './history.js';
 
 export const runHelp = `Usage: spinup run [options] -- CMD [ARGS...]
 
@@ -47,6 +48,7 @@ Options:
   --timeout DURATION  STALLED when there is no verdict this long after the launch
   --json              one JSON event per line on stdout; the server's lines go to the log only
   -q, --quiet         do not echo the server's lines; print only the verdict
+${historyFlagsHelp}
   -h, --help          show this help
 
 "line N" in a verdict is line N of the log file, which holds the server's output only,
@@ -70,15 +72,22 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const { packs, family: packFamily } = packsOption(options.pack);
   const commandFamily = packFamily === undefined ? familyFromCommand(options.command, options.args) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
-  const session = new Session({ packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } });
   const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
+  const memory = startMemory({ io, flags: options.history, session: { packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } }, source: 'run', log: log.path });
+  const session = memory.session;
   const child = await launch(options, io, log);
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
   const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, child.startedAt);
   const command = [options.command, ...options.args];
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
-  return supervise(child, { io, options, session, log, reporter });
+  if (memory.warning) reporter.note(memory.warning, { type: 'history', detail: memory.warning }, true);
+  // The start is over at its first verdict (what follows READY is serving): that is what the history keeps.
+  const onStartup = (verdict: Verdict): void => {
+    const unrecorded = memory.record(verdict);
+    if (unrecorded) reporter.note(unrecorded, { type: 'history', detail: unrecorded }, true);
+  };
+  return supervise(child, { io, options, session, log, reporter, onStartup });
 }
 
 async function launch(options: RunOptions, io: Io, log: RunLog): Promise<Child> {
