@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   lint: async () => (await import('./commands/lint.js')).lintCommand,
   explain: async () => (await import('./commands/explain.js')).explainCommand,
   history: async () => (await import('./commands/history.js')).historyCommand,
+  report: async () => (await import('./commands/report.js')).reportCommand,
 };
 
 export const mainHelp = `spinup: is the LLM server up, did it fail and why, or is it stuck, and where?
@@ -29,6 +30,7 @@ Commands:
   lint [PACK...]        validate rule packs: schema, regexes, ids, provenance
   explain FILE          show which rule matched which line, and why the verdict
   history               past starts and what is normal for this model on this host
+  report LOG...         one self-contained HTML timeline of starts (or --history)
 
 Run 'spinup <command> --help' for the options of one command.
 

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { GENERATOR_VERSION, generateLog, parseSize } from './generate-log.mjs';
 import { detectionLatency } from './latency.mjs';
 import { measure, median, rssMethod } from './measure.mjs';
+import { chromiumPresent, describeRow, reportRender } from './report-render.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'dist/cli/bin.js');
@@ -109,6 +110,9 @@ async function main() {
   say('detection latency (follow mode)');
   const latency = latencyRuns > 0 ? await detectionLatency({ root: ROOT, dir, runs: latencyRuns }) : [];
 
+  say('report of 100 starts in headless Chromium');
+  const report = chromiumPresent() ? await reportRender({ starts: 100, runs: 5 }) : undefined;
+
   const results = {
     when: new Date().toISOString(),
     machine: { cpus: availableParallelism(), model: cpus()[0]?.model, node: process.version, platform: `${process.platform} ${process.arch}`, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg() },
@@ -119,6 +123,7 @@ async function main() {
     replay: { runs: 5, medianMs: round(replay.medianMs), summary: replay.value },
     coldStart,
     latency,
+    report,
   };
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   printTable(results);
@@ -195,6 +200,7 @@ function printTable(results) {
   console.log('');
   console.log(`spinup replay fixtures            ${(results.replay.medianMs / 1000).toFixed(2)} s median of ${results.replay.runs} (${results.replay.summary})`);
   console.log(`cold start watch --no-follow      ${results.coldStart.watchMedianMs.toFixed(0)} ms median of ${results.coldStart.runs} on a ${results.coldStart.logBytes}-byte log; node -e 0: ${results.coldStart.nodeMedianMs.toFixed(0)} ms`);
+  console.log(results.report ? describeRow(results.report) : 'report render: skipped (no .tools/chromium; bash scripts/fetch-tools.sh fetches it)');
   for (const l of results.latency) {
     const exit = l.exitMedianMs === null ? `exit: ${l.exitedWithin}` : `exit ${l.exitMedianMs.toFixed(0)} ms (max ${l.exitMaxMs.toFixed(0)})`;
     console.log(`detection latency, ${l.case.padEnd(18)} verdict ${l.verdictMedianMs.toFixed(0)} ms (max ${l.verdictMaxMs.toFixed(0)}), ${exit}; median of ${l.runs}, from the write, spinup watch FILE`);

@@ -15,6 +15,8 @@ import { formatExplain, stageRows } from '../format/explain-text.js';
 import { verdictJson } from '../format/verdict-json.js';
 import { useColor, write, type Io } from '../io-context.js';
 import { durationOption, packRefOption, packsOption } from '../options.js';
+import { laneFromTrace } from '../../report/lane-from-trace.js';
+import { laneTimelineText } from '../../report/text-timeline.js';
 
 export const explainHelp = `Usage: spinup explain [options] FILE
 
@@ -30,6 +32,7 @@ Options:
   --pack NAME|FILE      sglang, vllm or a pack file (default: the fixture's family, else detect)
   --then-idle DURATION  quiet time after the last line (replays a hang; default: the fixture's)
   --only-matches        show only the lines some rule matched
+  --timeline            draw only the stages as text bars (80 columns) and the verdict
   --json                one JSON object per matched line, stage, the verdict, the expectation
   -h, --help            show this help
 
@@ -45,6 +48,7 @@ export async function explainCommand(args: string[], io: Io): Promise<number> {
       pack: { type: 'string' },
       'then-idle': { type: 'string' },
       'only-matches': { type: 'boolean' },
+      timeline: { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -66,7 +70,13 @@ export async function explainCommand(args: string[], io: Io): Promise<number> {
   const trace = traceLog(readFileSync(path, 'utf8'), { packs, family: family ?? expected?.family, thenIdleMs });
   const mismatches = expected ? compare(expected, trace.verdict) : undefined;
   const shownExpect = expectFile ? basename(expectFile) : undefined;
-  if (values.json) {
+  if (values.timeline && values.json) throw new UsageError('--timeline draws for people; --json is for scripts: pick one');
+  if (values.timeline) {
+    const about = ` (pack ${trace.family}), on the log's own clock`;
+    const room = 80 - about.length;
+    const name = basename(file).length > room ? `…${basename(file).slice(1 - room)}` : basename(file);
+    write(io.stdout, `${name}${about}\n${laneTimelineText(laneFromTrace(trace), { color: useColor(io) })}`);
+  } else if (values.json) {
     for (const object of explainJson(trace, { file, thenIdleMs, mismatches, expectFile: shownExpect })) write(io.stdout, `${JSON.stringify(object)}\n`);
   } else {
     const familyFrom = family !== undefined ? '--pack' : trace.detected ? 'detected' : `family of ${shownExpect}`;

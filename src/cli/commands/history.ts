@@ -10,13 +10,15 @@ import type { Verdict } from '../../core/events.js';
 import type { SessionOptions } from '../../core/session.js';
 import { defaultHistoryPath } from '../../history/history-path.js';
 import { readHistory, skippedSummary } from '../../history/history-store.js';
-import { formatGroups, formatStarts, groupStarts, slowestStage } from '../../history/history-table.js';
+import { formatGroups, formatStarts, groupStarts, shortModel, slowestStage } from '../../history/history-table.js';
 import { openMemory, recordStart, showsAStart } from '../../history/record-start.js';
 import { ReplayMemory } from '../../history/replay-memory.js';
 import type { StartRecord } from '../../history/start-record.js';
 import { TrackedSession } from '../../history/tracked-session.js';
 import { InputError, UsageError } from '../errors.js';
-import { write, type Io } from '../io-context.js';
+import { useColor, write, type Io } from '../io-context.js';
+import { laneFromRecord } from '../../report/lane-from-record.js';
+import { startsTimelineText } from '../../report/text-timeline.js';
 
 export const historyHelp = `Usage: spinup history [options]
 
@@ -28,6 +30,7 @@ Options:
   --model SUBSTR   only starts whose model contains SUBSTR (case-insensitive)
   --history PATH   the history file (default: $XDG_STATE_HOME/spinup/history.jsonl,
                    i.e. ~/.local/state/spinup/history.jsonl)
+  --timeline       draw the starts as text bars on one time axis (80 columns)
   --json           one JSON object per start, one per model+settings, then a summary
   -h, --help       show this help
 
@@ -38,12 +41,13 @@ export async function historyCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
-    options: { model: { type: 'string' }, history: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: { model: { type: 'string' }, history: { type: 'string' }, timeline: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {
     write(io.stdout, `${historyHelp}\n`);
     return EXIT.ok;
   }
+  if (values.timeline && values.json) throw new UsageError('--timeline draws for people; --json is for scripts: pick one');
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (did you mean --model ${positionals[0]}?)`);
   const path = historyPath(io, values.history);
   const shown = values.history ?? path;
@@ -72,6 +76,11 @@ export async function historyCommand(args: string[], io: Io): Promise<number> {
   const filtered = needle === undefined ? '' : ` matching "${values.model}"`;
   write(io.stdout, `${records.length} start${records.length === 1 ? '' : 's'}${filtered} in ${shown}\n\n`);
   if (records.length === 0) return EXIT.ok;
+  if (values.timeline) {
+    const rows = records.map((r) => ({ title: `${localTime(r.when).slice(5)} ${shortModel(r, 14)}`, lane: laneFromRecord(r) }));
+    write(io.stdout, startsTimelineText(rows, { color: useColor(io) }));
+    return EXIT.ok;
+  }
   write(io.stdout, formatStarts(records, localTime));
   const stats = formatGroups(groups, new Set(records.map((r) => r.host)).size > 1);
   if (stats) write(io.stdout, `\nTime per stage in ready starts (count, min, median, max):\n${stats}`);
