@@ -26,8 +26,12 @@ chmodSync(join(bin, 'spinup'), 0o755);
 const END = '@@spinup-readme-step-end@@';
 
 /** Runs a block's commands in one shell (so `echo $?` sees the command before it), stdout and stderr merged as a terminal shows them. */
+function blockDir(index: number): string {
+  return join(scratch, `example-${index}`);
+}
+
 function runBlock(index: number, commands: string[]): string[][] {
-  const cwd = join(scratch, `example-${index}`);
+  const cwd = blockDir(index);
   mkdirSync(cwd);
   for (const name of ['fixtures', 'test']) symlinkSync(join(repoRoot, name), join(cwd, name));
   const script = commands.map((c) => `${c.replace(/^npx spinup /, 'spinup ')}\n__status=$?; echo "${END}"; (exit $__status)`).join('\n');
@@ -62,7 +66,7 @@ describe('13.12: the README console examples', () => {
       const outputs = runBlock(example.index, example.steps.map((s) => s.command));
       example.steps.forEach((step, i) => {
         const shown = step.shown.map((l) => mask(l, example.varies));
-        const actual = (outputs[i] ?? []).map((l) => mask(l, example.varies));
+        const actual = (outputs[i] ?? []).map((l) => mask(l, example.varies, blockDir(example.index)));
         expect(showsAs(shown, actual), `$ ${step.command}\n--- the README shows:\n${shown.join('\n')}\n--- it printed:\n${actual.join('\n')}`).toBe(true);
       });
     },

@@ -3,10 +3,11 @@
  * commands and the output shown under each. A comment just above a block,
  * `<!-- example varies: pids durations dates -->`, names what truly varies from run to run; the
  * comparison masks exactly those (`ms`: only sub-second durations, the wall time a live read adds
- * before the log's own clock takes over). In shown output, a line `…` stands for any number of lines, and
+ * before the log's own clock takes over; `cwd`: the folder the example ran in, shown as `…`). A
+ * command line that ends in `\` goes on in the next line, as in a shell. In shown output, a line `…` stands for any number of lines, and
  * a line ending in ` … (cut here)` for any line that begins with what comes before it.
  */
-export type Varies = 'pids' | 'durations' | 'ms' | 'dates';
+export type Varies = 'pids' | 'durations' | 'ms' | 'dates' | 'cwd';
 
 export interface ConsoleStep {
   command: string;
@@ -34,8 +35,10 @@ export function consoleExamples(readme: string): ConsoleExample[] {
     const example: ConsoleExample = { line: i + 1, varies, steps: [] };
     for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]!); i++) {
       const text = lines[i]!.slice(indent);
-      if (text.startsWith('$ ')) example.steps.push({ command: text.slice(2), shown: [] });
-      else example.steps.at(-1)?.shown.push(text);
+      const last = example.steps.at(-1);
+      if (last && last.shown.length === 0 && last.command.endsWith('\\')) last.command += `\n${text}`;
+      else if (text.startsWith('$ ')) example.steps.push({ command: text.slice(2), shown: [] });
+      else last?.shown.push(text);
     }
     for (const step of example.steps) while (step.shown.at(-1) === '') step.shown.pop();
     examples.push(example);
@@ -44,10 +47,11 @@ export function consoleExamples(readme: string): ConsoleExample[] {
 }
 
 /** Masks what a block says varies, the same way in what is shown and what ran. */
-export function mask(text: string, varies: Set<Varies>): string {
+export function mask(text: string, varies: Set<Varies>, cwd?: string): string {
   let out = text;
+  if (varies.has('cwd') && cwd !== undefined) out = out.split(`${cwd}/`).join('…/');
   if (varies.has('pids')) out = out.replace(/\b(pid|pids|process group|-- -)( ?)(\d+(?: \d+)*)/g, '$1$2<pid>');
-  if (varies.has('dates')) out = out.replace(/\b\d{4}-\d\d-\d\d \d\d:\d\d\b/g, '<date>');
+  if (varies.has('dates')) out = out.replace(/\b(?:\d{4}-)?\d\d-\d\d \d\d:\d\d\b/g, '<date>');
   if (varies.has('ms')) out = out.replace(/\b\d+ms\b/g, '<ms>');
   if (varies.has('durations')) out = out.replace(/\b(?:\d+h)?(?:\d+m)?(?:\d+(?:\.\d+)?(?:ms|s))\b|\b\d+h\d+m\b/g, '<duration>');
   // A masked time inside the padded `[  12ms]` column: the padding varies with it.
