@@ -1,8 +1,8 @@
 /** The command line of `spinup run [options] -- CMD ARGS...`. */
-import { parseOptions } from './parse-options.js';
 import { UsageError } from './errors.js';
 import { historyFlags } from './commands/history.js';
 import { durationOption } from './options.js';
+import { parseOptions } from './parse-options.js';
 
 export interface RunOptions {
   command: string;

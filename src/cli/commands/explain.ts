@@ -1,5 +1,4 @@
 /** `spinup explain FILE`: which rule matched which line, the stage timeline, and why the verdict. */
-import { parseOptions } from '../parse-options.js';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { EXIT } from '../../core/exit-codes.js';
@@ -17,6 +16,7 @@ import { useColor, write, type Io } from '../io-context.js';
 import { durationOption, packRefOption, packsOption } from '../options.js';
 import { laneFromTrace } from '../../report/lane-from-trace.js';
 import { laneTimelineText } from '../../report/text-timeline.js';
+import { parseOptions } from '../parse-options.js';
 
 export const explainHelp = `Usage: spinup explain [options] FILE
 

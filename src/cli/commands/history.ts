@@ -2,7 +2,6 @@
  * `spinup history`: past starts and what is normal for a model on this host. Also the
  * history flags `watch` and `run` share: where the store is, and a start's memory.
  */
-import { parseOptions } from '../parse-options.js';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { EXIT } from '../../core/exit-codes.js';
@@ -19,6 +18,7 @@ import { InputError, UsageError } from '../errors.js';
 import { useColor, write, type Io } from '../io-context.js';
 import { laneFromRecord } from '../../report/lane-from-record.js';
 import { startsTimelineText } from '../../report/text-timeline.js';
+import { parseOptions } from '../parse-options.js';
 
 export const historyHelp = `Usage: spinup history [options]
 

@@ -1,10 +1,10 @@
 /** `spinup lint [PACK...]`: validate rule packs and say where each problem is. */
-import { parseOptions } from '../parse-options.js';
 import pc from 'picocolors';
 import { EXIT } from '../../core/exit-codes.js';
 import type { Diagnostic } from '../../pack/diagnostic.js';
 import { lintPacks, type LintResult } from '../../pack/lint-packs.js';
 import { useColor, write, type Io } from '../io-context.js';
+import { parseOptions } from '../parse-options.js';
 
 export const lintHelp = `Usage: spinup lint [options] [PACK...]
 

@@ -1,5 +1,4 @@
 /** `spinup replay [PATH|GLOB...]`: regression-test the packs against captured logs. */
-import { parseOptions } from '../parse-options.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,6 +15,7 @@ import { useColor, write, type Io } from '../io-context.js';
 import { durationOption, packRefOption } from '../options.js';
 import { replayHistoryHelp, replayMemory } from './history.js';
 import type { ReplayMemory } from '../../history/replay-memory.js';
+import { parseOptions } from '../parse-options.js';
 
 export const replayHelp = `Usage: spinup replay [options] [PATH|GLOB...]
        spinup replay --record LOG [--family NAME] [--then-idle DURATION] [--force]

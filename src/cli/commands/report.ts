@@ -1,5 +1,4 @@
 /** `spinup report`: one self-contained HTML timeline of one or more starts (logs, or the history). */
-import { parseOptions } from '../parse-options.js';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, resolve } from 'node:path';
@@ -20,6 +19,7 @@ import { InputError, UsageError } from '../errors.js';
 import { write, type Io } from '../io-context.js';
 import { durationOption, packsOption } from '../options.js';
 import { historyPath } from './history.js';
+import { parseOptions } from '../parse-options.js';
 
 export const reportHelp = `Usage: spinup report [options] LOG... [--node NAME=LOG...]
        spinup report --history [--model SUBSTR] [--last N] [options]

@@ -1,5 +1,4 @@
 /** `spinup watch [FILE|-]`: classify a server log, live or after the fact. */
-import { parseOptions } from '../parse-options.js';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EXIT } from '../../core/exit-codes.js';
@@ -15,6 +14,7 @@ import { durationOption, packsOption } from '../options.js';
 import { outliveHangup } from '../outlive-hangup.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from './history.js';
+import { parseOptions } from '../parse-options.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
 
