@@ -21,6 +21,11 @@ interface Step {
 /** Enough bytes to recognise each format (gzip 2, a BOM 3, `{"log":"` 8). */
 const SNIFF_BYTES = 8;
 
+/** A short first line must not wait for more bytes that may be long in coming (a followed log). */
+function enoughToTell(bytes: number, latest: Buffer): boolean {
+  return bytes >= SNIFF_BYTES || latest.includes(0x0a);
+}
+
 export async function* decodeInput(source: AsyncIterable<SourceItem>, name: string): AsyncGenerator<SourceItem> {
   let decoder: Decoder | undefined = new Decoder(name);
   for await (const item of source) {
@@ -60,8 +65,7 @@ class Decoder {
     if (this.#steps) return run(this.#steps, chunk);
     this.#head.push(Buffer.from(chunk));
     this.#headBytes += chunk.length;
-    if (this.#headBytes < SNIFF_BYTES) return [];
-    return this.#decide();
+    return enoughToTell(this.#headBytes, chunk) ? this.#decide() : [];
   }
 
   async end(): Promise<Buffer[]> {
@@ -141,7 +145,7 @@ class Sniffed implements Step {
     if (this.#steps) return run(this.#steps, chunk);
     this.#head.push(Buffer.from(chunk));
     this.#bytes += chunk.length;
-    return this.#bytes >= SNIFF_BYTES ? this.#decide() : [];
+    return enoughToTell(this.#bytes, chunk) ? this.#decide() : [];
   }
 
   async end(): Promise<Buffer[]> {

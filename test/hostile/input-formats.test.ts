@@ -128,6 +128,13 @@ describe('13.9: inputs people have', () => {
     expect(await w.finished(15_000), w.dump()).toEqual({ code: 1, signal: null });
     expect(w.stdout).toContain('FAILED sglang  gpu_oom');
   });
+
+  it('13.9: a first line shorter than what format detection looks at is not held back on a live pipe', async () => {
+    const w = spawnCli(['watch', '--no-history', '--pack', 'sglang', '--timeout', '2s', '-'], { cwd: dir, env });
+    w.child.stdin!.write('hi\n'); // and the pipe stays open, silent
+    expect(await w.finished(15_000), w.dump()).toEqual({ code: 2, signal: null });
+    expect(w.stderr).toContain('last line 1: hi');
+  });
 });
 
 function utf16Bom(path: string): Buffer {
