@@ -64,4 +64,16 @@ describe('the terminal hangs up', () => {
     const records = readFileSync(history, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { verdict: string; cause?: string });
     expect(records).toEqual([expect.objectContaining({ verdict: 'failed', cause: 'gpu_oom' })]);
   });
+
+  it('13.2: only stdin is the terminal, opened read-only (stdout and stderr are files): no SIGABRT at exit either', async () => {
+    const log = join(dir, 'stdin-only.log');
+    writeFileSync(log, "[2025-03-08 12:00:00] server_args=ServerArgs(model_path='x')\n");
+    const hungUp = onPtyThenHangup(1, `exec "$BIN" watch --no-history "${log}" </dev/tty >"${log}.out" 2>"${log}.err"`);
+    await sleep(2_000);
+    appendFileSync(log, '[2025-03-08 12:00:02] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 114.00 MiB.\n');
+    const result = await hungUp;
+    const said = readFileSync(`${log}.err`, 'utf8');
+    expect(result, said).toMatchObject({ code: 1 });
+    expect(readFileSync(`${log}.out`, 'utf8')).toContain('FAILED sglang  gpu_oom');
+  });
 });
