@@ -25,10 +25,19 @@ interface Hangup {
   shown: string;
 }
 
-/** Runs `script` with sh on a pty that is hung up after `seconds`. */
-async function onPtyThenHangup(seconds: number, script: string): Promise<Hangup> {
-  const { stdout } = await promisify(execFile)('python3', [PTY, String(seconds), '/bin/sh', '-c', script], { cwd: dir, env: { ...env, BIN }, timeout: 60_000 });
+/** Runs `script` with sh on a pty that is hung up once `file` holds `text` (spinup is under way). */
+async function onPtyThenHangup(when: { file: string; text: string }, script: string): Promise<Hangup> {
+  const { stdout } = await promisify(execFile)('python3', [PTY, `${when.file}::${when.text}`, '/bin/sh', '-c', script], { cwd: dir, env: { ...env, BIN }, timeout: 90_000 });
   return JSON.parse(stdout) as Hangup;
+}
+
+/** Resolves once `file` holds `text`. */
+async function untilFileHas(file: string, text: string): Promise<void> {
+  for (let waited = 0; waited < 60_000; waited += 50) {
+    if (existsSync(file) && readFileSync(file, 'utf8').includes(text)) return;
+    await sleep(50);
+  }
+  throw new Error(`${file} never held ${JSON.stringify(text)}`);
 }
 
 describe('the terminal hangs up', () => {
@@ -36,7 +45,7 @@ describe('the terminal hangs up', () => {
     const log = join(dir, 'run.log');
     const server = `node "${join(SERVERS, 'replay-log.mjs')}" --log "${OOM_LOG}" --speed 5 --max-gap-ms 300 --then exit1`;
     // stderr to a file: what spinup said after the terminal was gone can be counted.
-    const result = await onPtyThenHangup(1, `exec "$BIN" run --log "${log}" -- ${server} 2>"${log}.err"`);
+    const result = await onPtyThenHangup({ file: `${log}.err`, text: 'stage launch' }, `exec "$BIN" run --log "${log}" -- ${server} 2>"${log}.err"`);
     const said = readFileSync(`${log}.err`, 'utf8');
     expect(result.signal, said).toBeUndefined();
     expect(result.code, said).toBe(1);
@@ -52,8 +61,8 @@ describe('the terminal hangs up', () => {
     const log = join(dir, 'server.log');
     const history = join(dir, 'history.jsonl');
     writeFileSync(log, "[2025-03-08 12:00:00] server_args=ServerArgs(model_path='x')\n");
-    const hungUp = onPtyThenHangup(1, `exec "$BIN" watch --history "${history}" "${log}" 2>"${log}.err"`);
-    await sleep(2_000); // the terminal is gone by now
+    const hungUp = onPtyThenHangup({ file: `${log}.err`, text: 'stage launch' }, `exec "$BIN" watch --history "${history}" "${log}" 2>"${log}.err"`);
+    await untilFileHas(`${log}.err`, 'the terminal hung up (SIGHUP)');
     appendFileSync(log, '[2025-03-08 12:00:01] Load weight begin. avail mem=70.00 GB\n');
     appendFileSync(log, '[2025-03-08 12:00:02] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 114.00 MiB.\n');
     const result = await hungUp;
@@ -68,8 +77,8 @@ describe('the terminal hangs up', () => {
   it('13.2: only stdin is the terminal, opened read-only (stdout and stderr are files): no SIGABRT at exit either', async () => {
     const log = join(dir, 'stdin-only.log');
     writeFileSync(log, "[2025-03-08 12:00:00] server_args=ServerArgs(model_path='x')\n");
-    const hungUp = onPtyThenHangup(1, `exec "$BIN" watch --no-history "${log}" </dev/tty >"${log}.out" 2>"${log}.err"`);
-    await sleep(2_000);
+    const hungUp = onPtyThenHangup({ file: `${log}.err`, text: 'stage launch' }, `exec "$BIN" watch --no-history "${log}" </dev/tty >"${log}.out" 2>"${log}.err"`);
+    await untilFileHas(`${log}.err`, 'the terminal hung up (SIGHUP)');
     appendFileSync(log, '[2025-03-08 12:00:02] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 114.00 MiB.\n');
     const result = await hungUp;
     const said = readFileSync(`${log}.err`, 'utf8');
