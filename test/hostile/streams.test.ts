@@ -37,7 +37,7 @@ describe('stdout, stderr and stdin misbehave', () => {
   it('13.1: watch --json FILE | head -1: the watch goes on to the verdict and exits with its code', async () => {
     const log = logWith(START);
     const w = spawnShell(`{ "$BIN" watch --no-history --json "${log}" 2>"${log}.err"; echo $? >"${log}.rc"; } | head -1; cat "${log}.err" >&2`, { cwd: dir, env });
-    await sleep(500);
+    await w.until('the first event, read through head', () => w.stdout.includes('\n'), 20_000);
     // More events to write into the closed pipe, then the line that decides.
     for (let i = 0; i < 20; i++) {
       appendFileSync(log, LOADING);
