@@ -16,3 +16,12 @@ export class InputError extends Error {
     this.name = 'InputError';
   }
 }
+
+/** `--listen` could not bind: the port is in use, or not ours to take. */
+export class ListenError extends Error {
+  readonly exitCode = EXIT.unavailable;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ListenError';
+  }
+}

@@ -1,7 +1,7 @@
 /** `main` is the whole CLI as a function: arguments and streams in, an exit code out. */
 import { EXIT } from '../core/exit-codes.js';
 import { PackError, formatDiagnostic } from '../pack/diagnostic.js';
-import { InputError, UsageError } from './errors.js';
+import { InputError, ListenError, UsageError } from './errors.js';
 import { write, type Io } from './io-context.js';
 import { guardOutput } from './output-guard.js';
 import { version } from './version.js';
@@ -16,6 +16,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   lint: async () => (await import('./commands/lint.js')).lintCommand,
   explain: async () => (await import('./commands/explain.js')).explainCommand,
   history: async () => (await import('./commands/history.js')).historyCommand,
+  status: async () => (await import('./commands/status.js')).statusCommand,
+  attach: async () => (await import('./commands/attach.js')).attachCommand,
+  probe: async () => (await import('./commands/probe.js')).probeCommand,
   report: async () => (await import('./commands/report.js')).reportCommand,
 };
 
@@ -30,12 +33,16 @@ Commands:
   lint [PACK...]        validate rule packs: schema, regexes, ids, provenance
   explain FILE          show which rule matched which line, and why the verdict
   history               past starts and what is normal for this model on this host
+  status [ID]           the starts being watched on this host, and recent ones
+  attach [ID]           follow a start another spinup watches, from any terminal
+  probe URL|ID          one question to a watched start (--startup --ready --live): exit 0/1
   report LOG...         one self-contained HTML timeline of starts (or --history)
 
 Run 'spinup <command> --help' for the options of one command.
 
 Exit codes: 0 ready (or all passed) · 1 failed · 2 stalled · 3 input ended with no verdict
-            64 usage error · 66 input not found · 70 internal error · 78 invalid rule pack
+            64 usage error · 66 input not found · 69 --listen port in use
+            70 internal error · 78 invalid rule pack
             130 interrupted`;
 
 export async function main(io: Io): Promise<number> {
@@ -70,6 +77,10 @@ function reportError(error: unknown, io: Io, command: string): number {
   if (error instanceof UsageError || isParseArgsError(error)) {
     write(io.stderr, `spinup ${command}: ${(error as Error).message}\nRun 'spinup ${command} --help' for usage.\n`);
     return EXIT.usage;
+  }
+  if (error instanceof ListenError) {
+    write(io.stderr, `spinup ${command}: ${error.message}\n`);
+    return EXIT.unavailable;
   }
   if (error instanceof InputError) {
     write(io.stderr, `spinup ${command}: ${error.message}\n`);

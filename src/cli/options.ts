@@ -2,6 +2,7 @@
 import { parseDuration } from '../core/duration.js';
 import type { CompiledPack } from '../core/pack-types.js';
 import { FAMILIES, loadPack } from '../pack/load-pack.js';
+import { parseListenAddress, type ListenAddress } from '../status/listen-address.js';
 import { UsageError } from './errors.js';
 
 export function durationOption(name: string, value: string | undefined): number | undefined {
@@ -30,3 +31,17 @@ export function packsOption(value: string | undefined): { packs: CompiledPack[];
   const pack = loadPack(packRefOption(value));
   return { packs: [pack], family: pack.name };
 }
+
+/** `--listen ADDR` of `watch` and `run`. */
+export function listenOption(value: string | undefined): ListenAddress | undefined {
+  if (value === undefined) return undefined;
+  const parsed = parseListenAddress(value);
+  if (!parsed.ok) throw new UsageError(parsed.message);
+  return parsed.address;
+}
+
+export const listenHelp = `  --listen ADDR       serve the status API over HTTP: /livez /startupz /readyz /v1/status
+                      /v1/events (SSE) /metrics (Prometheus). ADDR: PORT (127.0.0.1:PORT),
+                      HOST:PORT (0.0.0.0:9464 in a pod), [::1]:PORT, :0 (a free port; the
+                      URL is printed on stderr). Exit 69 when the port is taken
+  --no-state          no state file and no unix socket (so no 'spinup attach' to this one)`;

@@ -1,7 +1,8 @@
 /** The command line of `spinup run [options] -- CMD ARGS...`. */
 import { UsageError } from './errors.js';
+import type { ListenAddress } from '../status/listen-address.js';
 import { historyFlags } from './commands/history.js';
-import { durationOption } from './options.js';
+import { durationOption, listenOption } from './options.js';
 import { parseOptions } from './parse-options.js';
 
 export interface RunOptions {
@@ -21,6 +22,9 @@ export interface RunOptions {
   quiet: boolean;
   /** `--history PATH`, `--no-history`, `--no-learn`, as `watch` takes them. */
   history: { history?: string; 'no-history'?: boolean; 'no-learn'?: boolean };
+  listen?: ListenAddress;
+  /** --no-state: no state file, no unix socket. */
+  noState: boolean;
 }
 
 export type ParsedRunArgs = { kind: 'help' } | { kind: 'usage'; message: string } | { kind: 'run'; options: RunOptions };
@@ -47,6 +51,8 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       timeout: { type: 'string' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean', short: 'q' },
+      listen: { type: 'string' },
+      'no-state': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       ...historyFlags,
     },
@@ -77,6 +83,8 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       json: Boolean(values.json),
       quiet: Boolean(values.quiet),
       history: { history: values.history, 'no-history': values['no-history'], 'no-learn': values['no-learn'] },
+      listen: listenOption(values.listen),
+      noState: Boolean(values['no-state']),
     },
   };
 }

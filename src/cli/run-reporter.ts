@@ -13,6 +13,7 @@ import { verdictJson } from './format/verdict-json.js';
 import { clip, formatVerdict } from './format/verdict-text.js';
 import { WatchReporter } from './format/watch-reporter.js';
 import { write, type Io } from './io-context.js';
+import type { EventSink } from './live-status.js';
 
 export type RunReportMode = 'lines' | 'json' | 'quiet';
 
@@ -26,20 +27,28 @@ export interface RunFacts {
 export class RunReporter {
   private readonly watch: WatchReporter;
   private readonly c: ReturnType<typeof pc.createColors>;
+  private readonly sink?: EventSink;
 
   constructor(
     private readonly io: Io,
     private readonly mode: RunReportMode,
     color: boolean,
     private readonly session: Session,
-    launchedAt: number,
+    clock: {
+      /** Wall time of the launch: what the run's text times count from. */
+      launchedAt: number;
+      /** The status API: every event, and the verdict the run decided. */
+      sink?: EventSink;
+    },
   ) {
     this.c = pc.createColors(color);
-    this.watch = new WatchReporter(io, mode, color, session, {}, () => Date.now() - launchedAt);
+    this.sink = clock.sink;
+    this.watch = new WatchReporter(io, mode, color, session, {}, () => Date.now() - clock.launchedAt);
   }
 
   /** Session events, except verdicts: the run decides its own (the probe, the process), see `verdict`. */
   events(events: SessionEvent[]): void {
+    this.sink?.events(events);
     const shown = events.filter((event) => event.type !== 'verdict');
     if (shown.length > 0) this.watch.events(shown);
   }
@@ -66,9 +75,10 @@ export class RunReporter {
 
   verdict(decision: Decision, facts: RunFacts): void {
     const { verdict } = decision;
+    this.sink?.verdict(verdict);
     if (this.mode === 'json') {
       const json = verdictJson(verdict, {
-        family: this.session.pack?.name,
+        family: this.session.pack?.isShared ? undefined : this.session.pack?.name,
         decided_by: decision.by,
         process: {
           pid: facts.pid,

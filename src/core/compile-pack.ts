@@ -47,8 +47,20 @@ export interface CompileOptions {
   shortLiteralsOf?: LiteralsOf;
 }
 
-/** `sources[0]` is the family pack; the rest are its includes, in order. Family rules come first. */
+/**
+ * `sources[0]` is the family pack; the rest are its includes, in order. Family rules come first.
+ * The includes alone are compiled too (`shared`): they classify a log whose family is not known.
+ */
 export function compilePack(sources: PackSource[], options: CompileOptions = {}): CompiledPack {
+  const pack = compileSources(sources, options);
+  const included = sources.slice(1);
+  if (included.length === 0) return pack;
+  const name = included.map((source) => source.pack).join('+');
+  const shared = compileSources([{ pack: name, description: `the shared rules of ${sources[0]!.pack}` }, ...included], options);
+  return { ...pack, shared: { ...shared, isShared: true } };
+}
+
+function compileSources(sources: PackSource[], options: CompileOptions): CompiledPack {
   const family = sources[0];
   if (!family) throw new Error('compilePack needs at least one pack source');
   let order = 0;
@@ -83,6 +95,7 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
     failures: [],
     frameFailures: [],
     budgets: {},
+    coldFloors: {},
     stageRank: rankStages(family),
     defaultBudgetMs: DEFAULT_BUDGET_MS,
     settleMs: DEFAULT_SETTLE_MS,
@@ -94,7 +107,7 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
     const timing = source.timing ?? {};
     // The family's own timing wins over shared defaults: apply includes first, family last.
     if (source !== family) applyTiming(pack, timing);
-    for (const rule of source.detect ?? []) pack.detect.push(base(rule, 'detect', name));
+    for (const rule of source.detect ?? []) pack.detect.push({ ...base(rule, 'detect', name), clue: rule.clue ?? false });
     for (const rule of source.prefixes ?? []) {
       const prefix: CompiledPrefix = { ...base(rule, 'prefix', name), logger: rule.logger ?? false };
       const firstUnits = options.firstUnitsOf?.(rule.pattern, rule.ignore_case ?? false);
@@ -103,6 +116,7 @@ export function compilePack(sources: PackSource[], options: CompileOptions = {})
     }
     for (const stage of source.stages ?? []) {
       if (stage.budget !== undefined) pack.budgets[stage.stage] ??= requireDuration(stage.budget, name, `stage ${stage.stage}`);
+      if (stage.cold_floor !== undefined) pack.coldFloors[stage.stage] ??= requireDuration(stage.cold_floor, name, `stage ${stage.stage} cold_floor`);
       for (const rule of stage.markers) pack.markers.push(marker(base(rule, 'stage', name), stage.stage, rule));
     }
     for (const rule of source.progress ?? []) {

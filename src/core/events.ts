@@ -44,6 +44,15 @@ export interface Verdict {
   proc?: string;
   /** Lines set aside: wrappers and symptoms of the root cause. */
   symptoms: Evidence[];
+  /**
+   * Set when no family was known: `undecided`, the shared rules alone gave this verdict;
+   * `no-evidence`, nothing in the input came from a known server, so there is no verdict.
+   */
+  familyUnknown?: 'undecided' | 'no-evidence';
+  /** With `no-evidence`: how many lines were read. */
+  linesRead?: number;
+  /** `evidence` is only a wrapper saying the cause was printed before it (a tail of the log, another process's log). */
+  causeElsewhere?: boolean;
   // stalled
   silentMs?: number;
   budget?: Budget;

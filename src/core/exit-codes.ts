@@ -7,6 +7,8 @@ export const EXIT = {
   incomplete: 3,
   usage: 64,
   noInput: 66,
+  /** `--listen`: the address is taken (EADDRINUSE) or not ours to bind (EACCES). */
+  unavailable: 69,
   internal: 70,
   badPack: 78,
   interrupted: 130,

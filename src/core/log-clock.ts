@@ -114,7 +114,8 @@ export class LogClock {
   }
 
   private yearlessDate(md: string): { y: number; m: number; d: number } | undefined {
-    const digits = md.replace(/\D/g, '');
+    // Three digits: torch's c10 logger does not pad the month (`W208` is 8 February).
+    const digits = md.replace(/\D/g, '').padStart(4, '0');
     if (digits.length !== 4) return undefined;
     const m = Number(digits.slice(0, 2));
     const d = Number(digits.slice(2));

@@ -18,6 +18,14 @@ export interface RuleSource {
   untested?: string;
 }
 
+export interface DetectRuleSource extends RuleSource {
+  /**
+   * A clue, not proof: a line this family prints that another program could too (a logger
+   * format, a module path). Clues count; one alone never decides (see core/detect-family.ts).
+   */
+  clue?: boolean;
+}
+
 export interface PrefixRuleSource extends RuleSource {
   /** True when this prefix is the server's own logger: a traceback under it was logged, not uncaught. */
   logger?: boolean;
@@ -34,6 +42,11 @@ export interface StageSource {
   stage: Stage;
   /** Longest silence (no progress, no new line but heartbeats) tolerated in this stage. */
   budget?: string;
+  /**
+   * The least a budget learned from earlier starts may be: the stage's time depends on disk,
+   * caches or the network, so warm starts say nothing about a cold one.
+   */
+  cold_floor?: string;
   markers: MarkerRuleSource[];
 }
 
@@ -89,7 +102,7 @@ export interface PackSource {
   description: string;
   include?: string[];
   timing?: TimingSource;
-  detect?: RuleSource[];
+  detect?: DetectRuleSource[];
   prefixes?: PrefixRuleSource[];
   stages?: StageSource[];
   progress?: ProgressRuleSource[];
@@ -110,6 +123,10 @@ export interface CompiledRule {
   pack: string;
   /** Order within the merged pack: earlier rules win ties. */
   order: number;
+}
+
+export interface CompiledDetect extends CompiledRule {
+  clue: boolean;
 }
 
 export interface CompiledPrefix extends CompiledRule {
@@ -153,7 +170,7 @@ export interface CompiledPack {
   name: string;
   /** Files the pack was built from, family file first. */
   files: string[];
-  detect: CompiledRule[];
+  detect: CompiledDetect[];
   prefixes: CompiledPrefix[];
   markers: CompiledMarker[];
   progress: CompiledProgress[];
@@ -164,6 +181,8 @@ export interface CompiledPack {
   /** Failures judged by the frame an exception was raised in (see `in_frame`). */
   frameFailures: CompiledFailure[];
   budgets: Partial<Record<Stage, number>>;
+  /** Per stage, the least a learned budget may be (`cold_floor`). */
+  coldFloors: Partial<Record<Stage, number>>;
   /**
    * Startup order of this family, from the order of its `stages` list (vLLM compiles before
    * it sizes the KV cache; SGLang the other way round). `none` is -1, `ready` is last.
@@ -175,4 +194,11 @@ export interface CompiledPack {
   allRules: CompiledRule[];
   /** Picks the rules that may match a frame (from the literals each pattern requires). */
   prefilter: RulePrefilter;
+  /**
+   * The rules of the packs this one includes, without the family's own: what classifies a log
+   * whose family is not known, so no family-specific cause or hint is given on a guess.
+   */
+  shared?: CompiledPack;
+  /** True for a `shared` pack: it speaks for no family. */
+  isShared?: boolean;
 }

@@ -9,7 +9,7 @@ import type { CompiledPrefix } from './pack-types.js';
 export interface TimeParts {
   /** `YYYY-MM-DD` (or `/` separated). */
   date?: string;
-  /** Month and day without a year: `MM-DD` or `MMDD` (vLLM, glog, SGLang diffusion). */
+  /** Month and day without a year: `MM-DD`, `MMDD` or `MDD` (vLLM, glog, torch c10, SGLang diffusion). */
   md?: string;
   /** `HH:MM:SS`. */
   time?: string;
@@ -68,8 +68,22 @@ function firstPrefix(
   return undefined;
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** syslog's `Mar 10` (groups `mon` and `day`) as `03-10`. */
+function monthDay(groups: Record<string, string | undefined>): string | undefined {
+  const month = groups.mon === undefined ? -1 : MONTHS.indexOf(groups.mon);
+  const day = groups.day?.trim();
+  if (month < 0 || day === undefined) return groups.md;
+  return `${String(month + 1).padStart(2, '0')}-${day.padStart(2, '0')}`;
+}
+
 function absorb(frame: ParsedFrame, prefix: CompiledPrefix, groups: Record<string, string | undefined>): void {
-  if (groups.time !== undefined || groups.date !== undefined || groups.md !== undefined) {
+  groups = { ...groups, md: monthDay(groups) };
+  // The outermost timestamp gives the time: a collector (kubectl, docker, journald, CI) stamps
+  // every line, tracebacks and progress bars included, in one format and one zone, while the
+  // server's own stamps inside it are missing from some lines and may be in another zone.
+  if (frame.time === undefined && (groups.time !== undefined || groups.date !== undefined || groups.md !== undefined)) {
     frame.time = { date: groups.date, md: groups.md, time: groups.time, frac: groups.frac, source: prefix.id };
   }
   const rank = groups.rank?.trim();

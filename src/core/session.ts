@@ -2,10 +2,18 @@
  * One log being classified: picks the family (given, or detected from the first lines while
  * they are held back), then drives a classifier through a timeline. Replay, `watch` and `run`
  * all go through this, so they cannot disagree.
+ *
+ * A family is never guessed. When the lines show some clues but decide nothing, the log is
+ * classified with the shared rules alone (torch, CUDA, NCCL, Python): no family's cause or hint
+ * is given on a guess. When they show nothing of any family (another program's log), no
+ * classifier runs: the lines wait for a first sign of a server, and the input ending without
+ * one is said plainly, with no verdict.
  */
 import { Classifier, type ClassifierOptions } from './classifier.js';
+import { compilePack } from './compile-pack.js';
 import { FamilyDetector } from './detect-family.js';
 import type { ClassifierEvent, Verdict } from './events.js';
+import { guardFrames } from './line-guard.js';
 import type { CompiledPack } from './pack-types.js';
 import { Timeline } from './timeline.js';
 
@@ -18,8 +26,10 @@ export interface SessionOptions {
   classifier?: ClassifierOptions;
 }
 
-/** Live, a log that names no family is classified with the best guess after this much wall time. */
+/** Live, a log that shows clues but no decision is classified with the shared rules after this much wall time. */
 export const DETECT_WAIT_MS = 30_000;
+/** Lines without any sign of a server kept for the classifier, should one show up: the latest ones. */
+const HELD_WITHOUT_EVIDENCE = 400;
 
 interface Held {
   raw: string;
@@ -32,6 +42,7 @@ export class Session {
   private timeline: Timeline | undefined;
   private readonly detector: FamilyDetector | undefined;
   private held: Held[] = [];
+  private heldCount = 0;
   private firstHeldWall: number | undefined;
   private lastVerdict: Verdict | undefined;
 
@@ -45,6 +56,7 @@ export class Session {
     }
   }
 
+  /** The pack in use: a family's, or the shared rules' (`isShared`) while the family is not known. */
   get pack(): CompiledPack | undefined {
     return this.timeline?.classifier.pack;
   }
@@ -53,13 +65,18 @@ export class Session {
     return this.timeline?.classifier;
   }
 
-  /** The timeline once the family is known, for a reader that skips quiet lines: read it, never push to it. */
+  /** The timeline once classifying began, for a reader that skips quiet lines: read it, never push to it. */
   get currentTimeline(): Timeline | undefined {
     return this.timeline;
   }
 
   get now(): number {
     return this.timeline?.now ?? 0;
+  }
+
+  /** Lines read while no classifier runs yet: none of them has said which server wrote the log. */
+  get linesBeforeFamily(): number {
+    return this.timeline ? 0 : this.heldCount;
   }
 
   /** The latest verdict given (a later run in the same log may still replace it). */
@@ -69,43 +86,75 @@ export class Session {
 
   push(raw: string, where: { lineNo?: number; wall?: number; live?: boolean } = {}): SessionEvent[] {
     if (this.timeline) return this.track(this.timeline.push(raw, where));
-    const decided = this.detector!.push(raw);
-    this.held.push({ raw, ...where });
-    this.firstHeldWall ??= where.wall;
-    if (decided) return this.start(decided, true, true);
-    if (this.detector!.exhausted) return this.startWithGuess();
+    const detector = this.detector!;
+    const decided = detector.push(raw);
+    this.hold({ raw, ...where });
+    if (decided) return this.start(decided, true);
+    if (detector.exhausted && detector.evidence === 'some') return this.startShared();
     return [];
   }
 
   tick(when: { wall?: number; idleMs?: number } = {}): SessionEvent[] {
     if (this.timeline) return this.track(this.timeline.tick(when));
-    // Held lines must not wait forever for a family marker: a stall has to be seen all the same.
+    // Clues without a decision must not hold the lines forever: a stall has to be seen all the same.
     const waited = when.wall !== undefined && this.firstHeldWall !== undefined && when.wall - this.firstHeldWall >= DETECT_WAIT_MS;
-    if (this.held.length === 0 || (!waited && when.idleMs === undefined)) return [];
-    return [...this.startWithGuess(), ...this.track(this.timeline!.tick(when))];
+    if (this.detector!.evidence !== 'some' || (!waited && when.idleMs === undefined)) return [];
+    return [...this.startShared(), ...this.track(this.timeline!.tick(when))];
   }
 
   end(): SessionEvent[] {
-    const events = this.timeline ? [] : this.startWithGuess();
+    if (!this.timeline && this.detector!.evidence === 'none') return this.track([{ type: 'verdict', verdict: this.noServerVerdict() }]);
+    const events = this.timeline ? [] : this.startShared();
     return [...events, ...this.track(this.timeline!.end())];
   }
 
-  private startWithGuess(): SessionEvent[] {
-    const { pack, certain } = this.detector!.guess();
-    return this.start(pack, true, certain);
+  private hold(held: Held): void {
+    this.heldCount++;
+    // Numbered now: the lines kept may not begin at the first.
+    held.lineNo ??= this.heldCount;
+    this.held.push(held);
+    this.firstHeldWall ??= held.wall;
+    // Another program's output can go on for ever: keep only the latest lines for a server that may start.
+    if (this.detector!.evidence === 'none' && this.held.length > HELD_WITHOUT_EVIDENCE) this.held.shift();
   }
 
-  private start(pack: CompiledPack, detected: boolean, certain: boolean): SessionEvent[] {
+  /** The lines show clues but no family: the shared rules alone (none, for packs that include none). */
+  private startShared(): SessionEvent[] {
+    const shared = this.options.packs[0]?.shared ?? { ...compilePack([{ pack: 'shared', description: 'no shared rules' }]), isShared: true };
+    return this.start(shared, false);
+  }
+
+  private start(pack: CompiledPack, certain: boolean): SessionEvent[] {
     this.timeline = new Timeline(new Classifier(pack, this.options.classifier));
-    const events: SessionEvent[] = [{ type: 'family', family: pack.name, detected, certain }];
+    const events: SessionEvent[] = [{ type: 'family', family: pack.name, detected: true, certain }];
     for (const held of this.held) events.push(...this.track(this.timeline.push(held.raw, held)));
     this.held = [];
     return events;
   }
 
+  private noServerVerdict(): Verdict {
+    const last = this.held.at(-1);
+    const families = this.options.packs.map((pack) => pack.name).join(', ');
+    return {
+      verdict: 'incomplete',
+      stage: 'none',
+      at: 0,
+      elapsedMs: 0,
+      reason: `nothing in the input was written by a server spinup knows (${families})`,
+      evidence: [],
+      symptoms: [],
+      familyUnknown: 'no-evidence',
+      linesRead: this.heldCount,
+      lastLine: last ? { lineNo: last.lineNo ?? this.heldCount, text: guardFrames(last.raw).at(-1) ?? '', at: 0 } : undefined,
+    };
+  }
+
   private track(events: ClassifierEvent[]): SessionEvent[] {
     for (const event of events) {
-      if (event.type === 'verdict') this.lastVerdict = event.verdict;
+      if (event.type === 'verdict') {
+        if (this.pack?.isShared) event.verdict.familyUnknown = 'undecided';
+        this.lastVerdict = event.verdict;
+      }
       if (event.type === 'restart') this.lastVerdict = undefined;
     }
     return events;

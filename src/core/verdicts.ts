@@ -17,7 +17,11 @@ export function readyVerdict(run: RunState, at: number, line: LogLine): Verdict 
 
 export function failedVerdict(run: RunState, at: number, line?: LogLine): Verdict {
   const best = bestCandidate(run.candidates);
-  const verdict = settle(run, 'failed', at, best ? `root cause: ${best.message}` : 'the server reported a fatal error');
+  // Tier 4: nothing but a wrapper saying the start is dead; its cause was printed before the part read.
+  const elsewhere = best?.tier === 4;
+  const reason = elsewhere ? 'the root cause is not in the input: only a wrapper saying the start failed' : best ? `root cause: ${best.message}` : 'the server reported a fatal error';
+  const verdict = settle(run, 'failed', at, reason);
+  if (elsewhere) verdict.causeElsewhere = true;
   verdict.decidedBy = line ?? run.failing?.line ?? run.uncaught?.line;
   verdict.cause = best?.cause ?? 'unknown';
   verdict.rule = best?.ruleId;

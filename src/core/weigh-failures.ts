@@ -26,6 +26,8 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   const events: ClassifierEvent[] = [];
   const evidence = evidenceOf(match.frame, line);
   let namedCause: Candidate | undefined;
+  /** A rule that reads this line as a bare wrapper ("see root cause above"). */
+  let wrapper: Candidate | undefined;
   let fatal = false;
   let final = false;
   for (const hit of match.failures) {
@@ -36,6 +38,7 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
     } else {
       run.symptoms.push(evidence);
       if (candidate.tier === 2) run.lastSymptom = { candidate, lineNo: line.lineNo };
+      if (candidate.tier === 4) wrapper ??= candidate;
     }
     fatal ||= hit.rule.fatal;
     final ||= hit.rule.final;
@@ -54,6 +57,9 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
       }
     }
     if (namedCause) namedCause.evidence = lines;
+    // An exception that is itself the wrapper (`RuntimeError: Engine core initialization failed.
+    // See root cause above`) is no unknown cause: it stays the wrapper it says it is.
+    else if (wrapper) wrapper.evidence = lines;
     else addUnnamedException(w, exception, lines);
     if (exception.uncaught) run.uncaught ??= { at: line.at, line };
   }

@@ -14,6 +14,11 @@
  *   story of a 547 GB model loading for 5 minutes). Other models can say "nothing here ever
  *   sat 45 minutes in cuda_graph"; they cannot say "2 minutes is enough for yours". On the
  *   shipped fixtures a 2-minute family floor turned three failures into false stalls.
+ * - The floor is never below the stage's `cold_floor` in the pack. Where a stage's time depends
+ *   on disk, caches or the network (weights read with a cold page cache or downloaded, an empty
+ *   torch.compile or kernel cache), the history is mostly warm starts, and a cold one can take
+ *   30 times as long while healthy: warm starts alone must not call it a stall (the seed's
+ *   engineer lost time to a 313 s load taken for a hang; a learned 2m24s did the same).
  * - Learning only ever tightens: a learned budget above the pack's is not used (`--stall`
  *   loosens). Stalled, failed and unfinished starts never teach: their last stage did not end.
  */
@@ -59,7 +64,8 @@ export function learnBudgets({ records, family, host, facts, pack }: LearnParams
   const plan: LearnedPlan = { budgets: {}, expectations: {} };
   for (const stage of STAGES) {
     if (stage === 'ready') continue;
-    const learned = fromSetup(stage, same) ?? fromHost(stage, teachers, family);
+    const coldMs = pack.coldFloors[stage] ?? 0;
+    const learned = fromSetup(stage, same, coldMs) ?? fromHost({ stage, teachers, family, coldMs });
     if (!learned) continue;
     plan.expectations[stage] = learned.expectation;
     const packMs = pack.budgets[stage] ?? pack.defaultBudgetMs;
@@ -70,23 +76,23 @@ export function learnBudgets({ records, family, host, facts, pack }: LearnParams
 
 type Learned = { expectation: StageExpectation; budget: Budget };
 
-function fromSetup(stage: Stage, same: StartRecord[]): Learned | undefined {
+function fromSetup(stage: Stage, same: StartRecord[], coldMs: number): Learned | undefined {
   const times = timesOf(stage, same);
   if (times.length < LEARNING.setup.minStarts) return undefined;
   const expectation = stats('setup', times);
-  const ms = budgetMs(expectation.maxMs, LEARNING.setup.floorMs);
-  const detail = `learned from ${times.length} starts of this model here (slowest ${slowest(expectation.maxMs)})`;
+  const { ms, cold } = budgetMs(expectation.maxMs, Math.max(LEARNING.setup.floorMs, coldMs), coldMs);
+  const detail = `learned from ${times.length} starts of this model here (slowest ${slowest(expectation.maxMs)}${cold})`;
   return { expectation, budget: { ms, source: 'learned', detail } };
 }
 
-function fromHost(stage: Stage, teachers: StartRecord[], family: string): Learned | undefined {
+function fromHost({ stage, teachers, family, coldMs }: { stage: Stage; teachers: StartRecord[]; family: string; coldMs: number }): Learned | undefined {
   if (LEARNING.host.never.includes(stage)) return undefined;
   const having = teachers.filter((r) => r.stages_ms[stage] !== undefined);
   const setups = new Set(having.map((r) => setupKey(r.family, factsOf(r)) ?? '?'));
   if (having.length < LEARNING.host.minStarts || setups.size < LEARNING.host.minSetups) return undefined;
   const expectation = stats('host', timesOf(stage, having));
-  const ms = budgetMs(expectation.maxMs, LEARNING.host.floorMs);
-  const detail = `learned from ${having.length} ${family} starts on this host, any model (slowest ${slowest(expectation.maxMs)})`;
+  const { ms, cold } = budgetMs(expectation.maxMs, Math.max(LEARNING.host.floorMs, coldMs), coldMs);
+  const detail = `learned from ${having.length} ${family} starts on this host, any model (slowest ${slowest(expectation.maxMs)}${cold})`;
   return { expectation, budget: { ms, source: 'learned', detail } };
 }
 
@@ -95,8 +101,12 @@ function slowest(ms: number): string {
   return ms === 0 ? '0s' : formatDuration(ms);
 }
 
-function budgetMs(slowestMs: number, floorMs: number): number {
-  return Math.max(floorMs, LEARNING.multiple * slowestMs + LEARNING.marginMs);
+/** `cold`: what the detail adds when the stage's cold floor, not the history, set the budget. */
+function budgetMs(slowestMs: number, floorMs: number, coldMs: number): { ms: number; cold: string } {
+  const fromHistory = LEARNING.multiple * slowestMs + LEARNING.marginMs;
+  const ms = Math.max(floorMs, fromHistory);
+  const cold = coldMs > 0 && ms === coldMs && fromHistory < coldMs ? `; at least ${formatDuration(coldMs)}, what a cold start may take` : '';
+  return { ms, cold };
 }
 
 function timesOf(stage: Stage, records: StartRecord[]): number[] {

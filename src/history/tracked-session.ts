@@ -102,7 +102,7 @@ export class TrackedSession extends Session {
       host: params.host,
       source: params.source,
       log: params.log,
-      family: this.pack?.name ?? 'unknown',
+      family: this.pack && !this.pack.isShared ? this.pack.name : 'unknown',
       model,
       model_from: model === undefined ? undefined : this.facts.model !== undefined ? 'log' : 'log-name',
       tp: this.facts.tp,
@@ -134,7 +134,8 @@ export class TrackedSession extends Session {
     const memory = this.tracked.memory;
     const pack = this.pack;
     this.planFor = { family: pack?.name, facts: this.facts };
-    if (!memory || !pack) return;
+    // The shared rules speak for no family: nothing to learn from or for.
+    if (!memory || !pack || pack.isShared) return;
     const facts: StartFacts = { ...this.facts, model: this.facts.model ?? this.tracked.fallbackModel };
     this.plan = learnBudgets({ records: memory.records, family: pack.name, host: memory.host, facts, pack });
     this.classifierOptions.learned = memory.learn ? this.plan.budgets : undefined;

@@ -44,7 +44,10 @@ export const packSchema = {
       additionalProperties: false,
       properties: { default_budget: duration, settle: duration },
     },
-    detect: { type: 'array', items: rule() },
+    detect: {
+      type: 'array',
+      items: rule({ clue: { type: 'boolean', description: 'A clue, not proof: counted with the other clues, never decisive alone.' } }),
+    },
     prefixes: { type: 'array', items: rule({ logger: { type: 'boolean' } }) },
     stages: {
       type: 'array',
@@ -55,6 +58,11 @@ export const packSchema = {
         properties: {
           stage,
           budget: duration,
+          cold_floor: {
+            ...duration,
+            description:
+              'The least a learned budget may be here: this stage takes longer cold (weights read from disk or downloaded, empty compile or kernel caches) than any warm start shows.',
+          },
           markers: { type: 'array', items: rule({ restart: { type: 'boolean' }, reenter_from: stage }) },
         },
       },

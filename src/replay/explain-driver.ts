@@ -76,7 +76,7 @@ export function traceLog(text: string, options: TraceOptions): LogTrace {
   return { pack, family: pack.name, detected, lines, tail, verdict: verdict!, candidates: classifier.state.candidates };
 }
 
-/** The family as Session picks it: named, or the first detection hit within the first lines. */
+/** The family as Session picks it: named, or decided within the first lines, else the shared rules. */
 function pickPack(raws: readonly string[], options: TraceOptions): { pack: CompiledPack; detected: boolean } {
   if (options.family !== undefined) {
     const pack = options.packs.find((p) => p.name === options.family);
@@ -85,7 +85,8 @@ function pickPack(raws: readonly string[], options: TraceOptions): { pack: Compi
   }
   const detector = new FamilyDetector(options.packs);
   for (const raw of raws.slice(0, DETECT_LINES)) if (detector.push(raw)) break;
-  return { pack: detector.guess().pack, detected: true };
+  const first = options.packs[0]!;
+  return { pack: detector.result ?? first.shared ?? first, detected: true };
 }
 
 /** Wraps `feedMatch` on this instance to watch each frame go in; the classifier is unchanged. */

@@ -38,7 +38,7 @@ export function classifyText(text: string, options: { packs: readonly CompiledPa
   for (const line of logLines(text)) events.push(...session.push(line));
   if (options.thenIdleMs) events.push(...session.tick({ idleMs: options.thenIdleMs }));
   events.push(...session.end());
-  return { verdict: session.verdict!, family: session.pack!.name, events };
+  return { verdict: session.verdict!, family: session.pack && !session.pack.isShared ? session.pack.name : 'unknown', events };
 }
 
 export function runCase(pair: FixturePair, options: ReplayOptions): CaseResult {

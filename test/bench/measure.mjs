@@ -9,13 +9,14 @@ export const rssMethod = GNU_TIME ? `${GNU_TIME} -f %M` : 'polling /proc/PID/sta
 
 /**
  * Runs `command args` (stdout captured, stderr captured) and resolves
- * { wallMs, rssKb, code, stdout, stderr }. `shell` runs a pipeline; then only the last stage's
+ * { wallMs, rssKb, cpuMs (GNU time only), code, stdout, stderr }. `shell` runs a pipeline; then only the last stage's
  * RSS is known when it is wrapped by the caller.
  */
 export function measure(command, args, { cwd, stdin = 'ignore' } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'spinup-measure-'));
   const timeFile = join(scratch, 'time');
-  const [file, argv] = GNU_TIME ? [GNU_TIME, ['-o', timeFile, '-f', '%M', command, ...args]] : [command, args];
+  // %U %S: CPU seconds, a figure the other load on a shared machine disturbs less than wall time.
+  const [file, argv] = GNU_TIME ? [GNU_TIME, ['-o', timeFile, '-f', '%M %U %S', command, ...args]] : [command, args];
   return new Promise((resolve, reject) => {
     const started = performance.now();
     // spinup records each start in $XDG_STATE_HOME/spinup/history.jsonl: keep the cost in the
@@ -42,12 +43,15 @@ export function measure(command, args, { cwd, stdin = 'ignore' } = {}) {
       const wallMs = performance.now() - started;
       if (poll) clearInterval(poll);
       let rssKb = polled;
+      let cpuMs;
       if (GNU_TIME) {
         const lines = readFileSync(timeFile, 'utf8').trim().split('\n');
-        rssKb = Number(lines[lines.length - 1]);
+        const [rss, user, system] = lines[lines.length - 1].split(' ').map(Number);
+        rssKb = rss;
+        cpuMs = (user + system) * 1000;
       }
       rmSync(scratch, { recursive: true, force: true });
-      resolve({ wallMs, rssKb, code, stdout, stderr });
+      resolve({ wallMs, rssKb, cpuMs, code, stdout, stderr });
     });
   });
 }

@@ -3,6 +3,10 @@
  *
  *   node test/bench/run.mjs [--size 1GB] [--small 100MB] [--runs 3] [--cold-runs 15]
  *                           [--latency-runs 15] [--seed N] [--dir DIR] [--out bench-results.json]
+ *                           [--only TEXT]
+ *
+ * --only measures just the rows whose name contains TEXT (`--only status-api`: the three rows of
+ * the status API's cost) and skips the replay, cold-start and latency figures.
  *
  * The logs are generated (deterministically, see generate-log.mjs) into DIR (default: a
  * spinup-bench folder in the system temp dir) and kept there for the next run.
@@ -34,6 +38,7 @@ const latencyRuns = Number(option('--latency-runs', 15));
 const seed = Number(option('--seed', 20250308));
 const dir = resolve(option('--dir', join(tmpdir(), 'spinup-bench')));
 const out = resolve(option('--out', 'bench-results.json'));
+const only = option('--only', undefined);
 
 const say = (text) => process.stderr.write(`${text}\n`);
 
@@ -52,7 +57,10 @@ async function main() {
   await measure('wc', ['-l', small.file]);
 
   const tools = [
-    { name: 'spinup watch --no-follow --pack sglang', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', big.file], check: spinupFailedOom },
+    // The status API: the default serves it on a unix socket; --no-state is without it; --listen adds TCP.
+    { name: 'spinup watch --no-follow --pack sglang', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', big.file], check: spinupFailedOom, api: 'socket' },
+    { name: 'spinup watch --no-follow --pack sglang --no-state (no status API)', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '--no-state', big.file], check: spinupFailedOom, api: 'none' },
+    { name: 'spinup watch --no-follow --pack sglang --listen 127.0.0.1:0', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '--listen', '127.0.0.1:0', big.file], check: spinupFailedOom, api: 'listen' },
     { name: `grep -cE '${SEED_REGEX}'`, log: big, command: 'grep', args: ['-cE', SEED_REGEX, big.file], grep: true },
     ...(rg ? [{ name: `rg -c '${SEED_REGEX}'`, log: big, command: 'rg', args: ['-c', SEED_REGEX, big.file] }] : []),
     { name: 'wc -l (floor: read the file)', log: big, command: 'wc', args: ['-l', big.file] },
@@ -60,7 +68,7 @@ async function main() {
     { name: 'node: read + decode every line (JS floor)', log: big, command: process.execPath, args: [join(ROOT, 'test/bench/node-floor.mjs'), 'decode', big.file] },
     { name: 'spinup watch --no-follow --pack sglang', log: small, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', small.file], check: spinupFailedOom },
     { name: 'spinup watch --no-follow --pack sglang -  (stdin pipe)', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '-'], pipe: big.file, check: spinupFailedOom },
-  ];
+  ].filter((tool) => only === undefined || tool.name.includes(only) || (only === 'status-api' && tool.api !== undefined));
   const samples = new Map(tools.map((tool) => [tool, []]));
   for (let run = 0; run < runs; run++) {
     for (const tool of tools) {
@@ -71,7 +79,7 @@ async function main() {
     }
   }
   const grepRow = tools.find((t) => t.grep);
-  const grepMs = median(samples.get(grepRow).map((s) => s.wallMs));
+  const grepMs = grepRow ? median(samples.get(grepRow).map((s) => s.wallMs)) : undefined;
   const throughput = tools.map((tool) => {
     const wallMs = median(samples.get(tool).map((s) => s.wallMs));
     const seconds = wallMs / 1000;
@@ -83,11 +91,20 @@ async function main() {
       wallMs: round(wallMs),
       mbPerS: round(tool.log.bytes / 1e6 / seconds),
       linesPerS: Math.round(tool.log.lines / seconds),
-      vsGrep: tool.log === big ? round(grepMs / wallMs, 3) : null,
+      vsGrep: tool.log === big && grepMs !== undefined ? round(grepMs / wallMs, 3) : null,
       peakRssMb: round(Math.max(...samples.get(tool).map((s) => s.rssKb)) / 1024),
       runs: samples.get(tool).length,
     };
   });
+
+  const statusApi = statusApiCost(tools, samples);
+  if (only !== undefined) {
+    const results = { when: new Date().toISOString(), machine: machine(), command: `node test/bench/run.mjs ${args.join(' ')}`.trim(), rssMethod, logs: { big, small, generator: GENERATOR_VERSION, seed }, throughput, statusApi };
+    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+    printTable(results);
+    say(`\nwritten ${out}`);
+    return;
+  }
 
   say('replay of all fixtures');
   const replay = await timeRepeated(5, () => measure(BIN, ['replay', join(ROOT, 'fixtures')]), (r) => {
@@ -115,11 +132,12 @@ async function main() {
 
   const results = {
     when: new Date().toISOString(),
-    machine: { cpus: availableParallelism(), model: cpus()[0]?.model, node: process.version, platform: `${process.platform} ${process.arch}`, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg() },
+    machine: machine(),
     command: `node test/bench/run.mjs ${args.join(' ')}`.trim(),
     rssMethod,
     logs: { big, small, generator: GENERATOR_VERSION, seed },
     throughput,
+    statusApi,
     replay: { runs: 5, medianMs: round(replay.medianMs), summary: replay.value },
     coldStart,
     latency,
@@ -128,6 +146,29 @@ async function main() {
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   printTable(results);
   say(`\nwritten ${out}`);
+}
+
+function machine() {
+  return { cpus: availableParallelism(), model: cpus()[0]?.model, node: process.version, platform: `${process.platform} ${process.arch}`, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg() };
+}
+
+/** What serving the status API costs `watch --no-follow` on the big log: medians of each row against the row without it. */
+function statusApiCost(tools, samples) {
+  const row = (api) => tools.find((t) => t.api === api);
+  const none = row('none');
+  if (!none) return undefined;
+  const cpu = (tool) => (samples.get(tool).every((s) => s.cpuMs !== undefined) ? median(samples.get(tool).map((s) => s.cpuMs)) : undefined);
+  const figures = (tool) => ({ wallMs: median(samples.get(tool).map((s) => s.wallMs)), cpuMs: cpu(tool), rssMb: median(samples.get(tool).map((s) => s.rssKb)) / 1024 });
+  const percent = (value, of) => (value === undefined || of === undefined ? undefined : round(((value - of) / of) * 100, 2));
+  const base = figures(none);
+  const cost = {};
+  for (const api of ['socket', 'listen']) {
+    const tool = row(api);
+    if (!tool) continue;
+    const f = figures(tool);
+    cost[api] = { wallMs: round(f.wallMs), timePercent: percent(f.wallMs, base.wallMs), cpuMs: f.cpuMs && round(f.cpuMs), cpuPercent: percent(f.cpuMs, base.cpuMs), rssMb: round(f.rssMb), rssDeltaMb: round(f.rssMb - base.rssMb, 2) };
+  }
+  return { baseline: { wallMs: round(base.wallMs), cpuMs: base.cpuMs && round(base.cpuMs), rssMb: round(base.rssMb) }, ...cost };
 }
 
 function spinupFailedOom(result) {
@@ -198,6 +239,14 @@ function printTable(results) {
   console.log(line(rows[0]));
   for (const row of rows.slice(1)) console.log(line(row));
   console.log('');
+  if (results.statusApi) {
+    for (const [api, c] of Object.entries(results.statusApi).filter(([k]) => k !== 'baseline')) {
+      const signed = (n) => `${n >= 0 ? '+' : ''}${n}`;
+      const cpu = c.cpuPercent === undefined ? '' : `, ${signed(c.cpuPercent)}% CPU time (user+sys)`;
+      console.log(`status API (${api === 'socket' ? 'unix socket, the default' : 'unix socket + --listen'}) vs --no-state: ${signed(c.timePercent)}% wall time${cpu}, ${signed(c.rssDeltaMb)} MB median peak RSS`);
+    }
+  }
+  if (!results.replay) return;
   console.log(`spinup replay fixtures            ${(results.replay.medianMs / 1000).toFixed(2)} s median of ${results.replay.runs} (${results.replay.summary})`);
   console.log(`cold start watch --no-follow      ${results.coldStart.watchMedianMs.toFixed(0)} ms median of ${results.coldStart.runs} on a ${results.coldStart.logBytes}-byte log; node -e 0: ${results.coldStart.nodeMedianMs.toFixed(0)} ms`);
   console.log(results.report ? describeRow(results.report) : 'report render: skipped (no .tools/chromium; bash scripts/fetch-tools.sh fetches it)');

@@ -188,13 +188,47 @@ describe('the core is pure', () => {
 });
 
 describe('Session family detection', () => {
-  it('classifies with its best guess when no line names a family for a while', async () => {
+  const family = (name: string, detect: { id: string; pattern: string; description: string; clue?: boolean }[]) =>
+    compilePack([{ ...source, pack: name, include: ['shared'], detect }, { pack: 'shared', description: 'shared', failures: [source.failures![0]!] }]);
+  const alpha = family('alpha', [
+    { id: 'alpha/banner', pattern: 'ALPHA SERVER', description: 'banner' },
+    { id: 'alpha/format', pattern: '^alpha: ', description: 'format', clue: true },
+    { id: 'alpha/path', pattern: '/alpha/', description: 'path', clue: true },
+  ]);
+  const beta = family('beta', [{ id: 'beta/format', pattern: '^beta: ', description: 'format', clue: true }]);
+
+  it('13.7: with clues but no decision it classifies with the shared rules only, after a while', async () => {
     const { Session, DETECT_WAIT_MS } = await import('../../src/core/session.js');
-    const session = new Session({ packs: [pack] });
-    expect(session.push('some wrapper line', { wall: 1000 })).toEqual([]);
+    const session = new Session({ packs: [alpha, beta] });
+    expect(session.push('alpha: some line', { wall: 1000 })).toEqual([]);
     expect(session.tick({ wall: 1000 + DETECT_WAIT_MS - 1 })).toEqual([]);
     const events = session.tick({ wall: 1000 + DETECT_WAIT_MS });
-    expect(events[0]).toMatchObject({ type: 'family', family: 'toy', certain: false });
-    expect(session.pack?.name).toBe('toy');
+    expect(events[0]).toMatchObject({ type: 'family', family: 'shared', certain: false });
+    expect(session.pack).toMatchObject({ name: 'shared', isShared: true });
+    const verdict = [...session.push('out of memory weights'), ...session.end()].find((event) => event.type === 'verdict');
+    expect(verdict).toMatchObject({ type: 'verdict', verdict: { verdict: 'failed', rule: 'toy/oom', familyUnknown: 'undecided' } });
+  });
+
+  it('13.7: two distinct clues of one family, none of another, decide it', async () => {
+    const { Session } = await import('../../src/core/session.js');
+    const session = new Session({ packs: [alpha, beta] });
+    expect(session.push('alpha: first')).toEqual([]);
+    expect(session.push('alpha: second')).toEqual([]); // the same clue again is no new evidence
+    expect(session.push('File "/x/alpha/y.py", line 1')[0]).toMatchObject({ type: 'family', family: 'alpha', certain: true });
+    const mixed = new Session({ packs: [alpha, beta] });
+    // Two of alpha's against one of beta's: not enough to tell.
+    for (const line of ['beta: b', 'alpha: a', 'File "/x/alpha/y.py"']) expect(mixed.push(line)).toEqual([]);
+  });
+
+  it('13.8: with no sign of any family it waits, then says there is no verdict', async () => {
+    const { Session, DETECT_WAIT_MS } = await import('../../src/core/session.js');
+    const session = new Session({ packs: [alpha, beta] });
+    expect(session.push('out of memory heap', { wall: 1000 })).toEqual([]);
+    expect(session.tick({ wall: 1000 + 10 * DETECT_WAIT_MS })).toEqual([]);
+    expect(session.end()).toMatchObject([{ type: 'verdict', verdict: { verdict: 'incomplete', familyUnknown: 'no-evidence', linesRead: 1, lastLine: { lineNo: 1, text: 'out of memory heap' } } }]);
+    // A server that starts after another program's lines is still read, from its first sign on.
+    const late = new Session({ packs: [alpha, beta] });
+    for (let i = 0; i < 1000; i++) late.push(`noise ${i}`);
+    expect(late.push('ALPHA SERVER starting')[0]).toMatchObject({ type: 'family', family: 'alpha', certain: true });
   });
 });

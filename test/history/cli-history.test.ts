@@ -55,7 +55,11 @@ describe('watch records each start', () => {
   it('--no-history neither reads nor writes; with --history it is a usage error', async () => {
     const state = freshDir();
     await spinup(['watch', '--no-follow', '--no-history', QWQ], { XDG_STATE_HOME: state });
-    expect(existsSync(join(state, 'spinup'))).toBe(false);
+    expect(existsSync(join(state, 'spinup', 'history.jsonl'))).toBe(false);
+    // The run's state file (for status/attach) is not history; --no-state leaves it out too.
+    const bare = freshDir();
+    await spinup(['watch', '--no-follow', '--no-history', '--no-state', QWQ], { XDG_STATE_HOME: bare });
+    expect(existsSync(join(bare, 'spinup'))).toBe(false);
     expect((await spinup(['watch', '--no-history', '--history', 'x', QWQ])).code).toBe(64);
   });
 

@@ -29,9 +29,22 @@ const learn = (records: StartRecord[], facts: StartFacts = qwq) => learnBudgets(
 
 describe('learned budgets: the same model and settings on this host', () => {
   it('3 × the slowest + 2 min, from at least 2 ready starts, and says so', () => {
-    const plan = learn([start({ load_weights: 5 * MIN + 5000 }), start({ load_weights: 5 * MIN + 20_000 }), start({ load_weights: 5 * MIN + 12_000 })]);
-    expect(plan.budgets.load_weights).toEqual({ ms: 3 * (5 * MIN + 20_000) + 2 * MIN, source: 'learned', detail: 'learned from 3 starts of this model here (slowest 5m20s)' });
-    expect(plan.expectations.load_weights).toEqual({ scope: 'setup', starts: 3, minMs: 305_000, medianMs: 312_000, maxMs: 320_000 });
+    const plan = learn([start({ kv_cache: MIN + 5000 }), start({ kv_cache: MIN + 20_000 }), start({ kv_cache: MIN + 12_000 })]);
+    expect(plan.budgets.kv_cache).toEqual({ ms: 3 * (MIN + 20_000) + 2 * MIN, source: 'learned', detail: 'learned from 3 starts of this model here (slowest 1m20s)' });
+    expect(plan.expectations.kv_cache).toEqual({ scope: 'setup', starts: 3, minMs: 65_000, medianMs: 72_000, maxMs: 80_000 });
+  });
+
+  it('13.5: a stage slower cold never learns below its cold floor; load_weights (any download) not at all', () => {
+    const warm = [start({ load_weights: 8000, cuda_graph: 7000, launch: 7000 }), start({ load_weights: 8000, cuda_graph: 7000, launch: 7000 })];
+    const plan = learn(warm);
+    expect(pack.coldFloors).toMatchObject({ load_weights: 75 * MIN, cuda_graph: 20 * MIN, launch: 10 * MIN });
+    expect(plan.budgets.load_weights).toBeUndefined();
+    expect(plan.expectations.load_weights).toMatchObject({ maxMs: 8000 });
+    expect(plan.budgets.cuda_graph).toEqual({ ms: 20 * MIN, source: 'learned', detail: 'learned from 2 starts of this model here (slowest 7s; at least 20m00s, what a cold start may take)' });
+    expect(plan.budgets.launch!.ms).toBe(10 * MIN);
+    // Above the cold floor, the history sets the budget and the detail says only that.
+    const slow = learn([start({ cuda_graph: 8 * MIN }), start({ cuda_graph: 7 * MIN })]);
+    expect(slow.budgets.cuda_graph).toEqual({ ms: 26 * MIN, source: 'learned', detail: 'learned from 2 starts of this model here (slowest 8m00s)' });
   });
 
   it('one start is not enough', () => {
@@ -74,7 +87,7 @@ describe('learned budgets: any model of the family on this host', () => {
   it('from 3 ready starts of 3 setups, with a 10-minute floor', () => {
     const plan = learn(models(3, { distributed_init: 30_000, cuda_graph: 4 * MIN }), { model: 'new/model', tp: 1 });
     expect(plan.budgets.distributed_init).toEqual({ ms: 10 * MIN, source: 'learned', detail: 'learned from 3 sglang starts on this host, any model (slowest 30s)' });
-    expect(plan.budgets.cuda_graph!.ms).toBe(3 * 4 * MIN + 2 * MIN);
+    expect(plan.budgets.cuda_graph!.ms).toBe(20 * MIN); // 3 × 4 min + 2 min is below its cold floor
     expect(plan.expectations.cuda_graph).toMatchObject({ scope: 'host', starts: 3 });
   });
 

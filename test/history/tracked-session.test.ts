@@ -26,6 +26,8 @@ function healthy(): StartRecord {
 
 /** The healthy start up to `Load weight begin`, then nothing: the load hangs. */
 const hangInLoad = (): string[] => sglangHealthyStart().slice(0, 6);
+/** The healthy start up to `Init torch distributed begin`, then nothing: NCCL init hangs. */
+const hangInInit = (): string[] => sglangHealthyStart().slice(0, 3);
 
 describe('TrackedSession', () => {
   it('records what the start was and how long each stage took', () => {
@@ -46,19 +48,26 @@ describe('TrackedSession', () => {
     });
   });
 
-  it('calls a hang stalled after 3 × the slowest earlier load + 2 min, not the pack’s 75 min, and says why', () => {
+  it('calls a hang stalled after 3 × the slowest earlier init + 2 min, not the pack’s 15 min, and says why', () => {
     const memory: Memory = { records: [healthy(), healthy()], host: 'gpu-01', learn: true };
-    const withHistory = run(hangInLoad(), { memory, idleMs: 3 * HOUR }).verdict;
-    const without = run(hangInLoad(), { idleMs: 3 * HOUR }).verdict;
-    expect(without).toMatchObject({ verdict: 'stalled', stage: 'load_weights', silentMs: 75 * 60_000, budget: { source: 'pack' } });
+    const withHistory = run(hangInInit(), { memory, idleMs: 3 * HOUR }).verdict;
+    const without = run(hangInInit(), { idleMs: 3 * HOUR }).verdict;
+    expect(without).toMatchObject({ verdict: 'stalled', stage: 'distributed_init', silentMs: 15 * 60_000, budget: { source: 'pack' } });
     expect(withHistory).toMatchObject({
       verdict: 'stalled',
-      stage: 'load_weights',
-      silentMs: 3 * 14_000 + 120_000,
-      budget: { ms: 162_000, source: 'learned', detail: 'learned from 2 starts of this model here (slowest 14s)' },
+      stage: 'distributed_init',
+      silentMs: 3 * 2000 + 120_000,
+      budget: { ms: 126_000, source: 'learned', detail: 'learned from 2 starts of this model here (slowest 2s)' },
     });
-    expect(without.at - withHistory.at).toBe(75 * 60_000 - 162_000);
-    expect(formatVerdict(withHistory, { color: false })).toContain('silent for 2m42s (budget 2m42s: learned from 2 starts of this model here (slowest 14s))');
+    expect(without.at - withHistory.at).toBe(15 * 60_000 - 126_000);
+    expect(formatVerdict(withHistory, { color: false })).toContain('silent for 2m06s (budget 2m06s: learned from 2 starts of this model here (slowest 2s))');
+  });
+
+  it('13.5: a silent load keeps the pack’s 75 min however fast the warm loads were: a cold one may download', () => {
+    const memory: Memory = { records: [healthy(), healthy()], host: 'gpu-01', learn: true };
+    const { session, verdict } = run(hangInLoad(), { memory, idleMs: 3 * HOUR });
+    expect(verdict).toMatchObject({ verdict: 'stalled', stage: 'load_weights', silentMs: 75 * 60_000, budget: { source: 'pack' } });
+    expect(session.expectationFor('load_weights')).toMatchObject({ scope: 'setup', maxMs: 14_000 });
   });
 
   it('a slow but normal start of the same model is no stall', () => {
@@ -78,10 +87,10 @@ describe('TrackedSession', () => {
   it('learns once the model is known: before the argument dump, only the family speaks', () => {
     const memory: Memory = { records: [healthy(), healthy()], host: 'gpu-01', learn: true };
     const session = new TrackedSession({ packs, family: 'sglang', memory });
-    expect(session.budgetOf('load_weights')).toMatchObject({ source: 'pack' });
+    expect(session.budgetOf('distributed_init')).toMatchObject({ source: 'pack' });
     session.push(sglangHealthyStart()[0]!);
     expect(session.startFacts).toEqual({ model: 'Qwen/Qwen2.5-7B', tp: 2 });
-    expect(session.budgetOf('load_weights')).toMatchObject({ source: 'learned', ms: 162_000 });
+    expect(session.budgetOf('distributed_init')).toMatchObject({ source: 'learned', ms: 126_000 });
   });
 
   it('forgets the earlier run when the log shows a new one', () => {

@@ -79,7 +79,7 @@ export async function explainCommand(args: string[], io: Io): Promise<number> {
   } else if (values.json) {
     for (const object of explainJson(trace, { file, thenIdleMs, mismatches, expectFile: shownExpect })) write(io.stdout, `${JSON.stringify(object)}\n`);
   } else {
-    const familyFrom = family !== undefined ? '--pack' : trace.detected ? 'detected' : `family of ${shownExpect}`;
+    const familyFrom = family !== undefined ? '--pack' : trace.pack.isShared ? 'no family detected: the shared rules only' : trace.detected ? 'detected' : `family of ${shownExpect}`;
     const idleFrom = idleFlag === undefined && thenIdleMs !== undefined ? `then_idle of ${shownExpect}` : undefined;
     const view = { file, color: useColor(io), onlyMatches: values['only-matches'] ?? false, thenIdleMs, familyFrom, idleFrom, mismatches, expectFile: shownExpect };
     write(io.stdout, formatExplain(trace, view));

@@ -116,8 +116,8 @@ export interface StartMemory {
   session: TrackedSession;
   /** Set when the history could not be (fully) read. */
   warning?: string;
-  /** Appends this start's record; returns a warning when that failed. */
-  record(verdict: Verdict | undefined): string | undefined;
+  /** Appends this start's record (`log`: the log read, when only known later); returns a warning when that failed. */
+  record(verdict: Verdict | undefined, log?: string): string | undefined;
 }
 
 export function startMemory(params: {
@@ -125,7 +125,8 @@ export function startMemory(params: {
   flags: { history?: string; 'no-history'?: boolean; 'no-learn'?: boolean };
   session: SessionOptions;
   source: StartRecord['source'];
-  log: string;
+  /** The log read; `run` names its log file at the record instead. */
+  log?: string;
 }): StartMemory {
   const { io, flags } = params;
   if (flags['no-history'] && flags.history !== undefined) throw new UsageError('--history and --no-history disagree; pick one');
@@ -134,9 +135,9 @@ export function startMemory(params: {
   const host = hostname();
   const opened = openMemory({ path, host, learn: !flags['no-learn'] });
   const session = new TrackedSession({ ...params.session, memory: opened.memory });
-  const record = (verdict: Verdict | undefined): string | undefined => {
+  const record = (verdict: Verdict | undefined, log = params.log): string | undefined => {
     if (!verdict || !showsAStart(verdict)) return undefined;
-    return recordStart({ path, session, verdict, host, when: new Date(), source: params.source, log: params.log }).warning;
+    return recordStart({ path, session, verdict, host, when: new Date(), source: params.source, log }).warning;
   };
   return { session, warning: opened.warning, record };
 }

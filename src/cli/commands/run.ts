@@ -5,14 +5,16 @@ import { SpawnError, startChild, type Child } from '../../io/child-process.js';
 import { groupAlive } from '../../io/supervise-stop.js';
 import { InputError } from '../errors.js';
 import { useColor, write, type Io } from '../io-context.js';
-import { packsOption } from '../options.js';
+import { announceLiveStatus, LiveStatus } from '../live-status.js';
+import { listenHelp, packsOption } from '../options.js';
 import { outliveHangup } from '../outlive-hangup.js';
 import { familyFromCommand } from '../run-family.js';
+import { modelFromCommand } from '../run-model.js';
 import { superviseRun } from '../run-flow.js';
 import { openRunLog, type RunLog } from '../run-log-file.js';
 import { parseRunArgs, type RunOptions } from '../run-options.js';
 import { RunReporter } from '../run-reporter.js';
-import { historyFlagsHelp, startMemory } from './history.js';
+import { historyFlagsHelp, startMemory, type StartMemory } from './history.js';
 
 export const runHelp = `Usage: spinup run [options] -- CMD [ARGS...]
 
@@ -49,13 +51,15 @@ Options:
   --json              one JSON event per line on stdout; the server's lines go to the log only
   -q, --quiet         do not echo the server's lines; print only the verdict
 ${historyFlagsHelp}
+${listenHelp}
   -h, --help          show this help
 
 "line N" in a verdict is line N of the log file, which holds the server's output only,
 so 'spinup watch --no-follow FILE' and 'spinup explain FILE' read it again later.
 
 Exit: 0 ready (with --then: its exit code) · 1 failed, or crashed/died after ready
-      2 stalled · 64 usage, or the --log file exists · 66 CMD not found · 78 invalid pack
+      2 stalled · 64 usage, or the --log file exists · 66 CMD not found
+      69 --listen port in use (nothing is launched) · 78 invalid pack
       130 interrupted (Ctrl-C: SIGINT to the server, SIGTERM/SIGKILL after --grace)`;
 
 export async function runCommand(args: string[], io: Io): Promise<number> {
@@ -72,19 +76,43 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const { packs, family: packFamily } = packsOption(options.pack);
   const commandFamily = packFamily === undefined ? familyFromCommand(options.command, options.args) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
-  const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
-  const memory = startMemory({ io, flags: options.history, session: { packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } }, source: 'run', log: log.path });
+  const memory = startMemory({ io, flags: options.history, session: { packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } }, source: 'run' });
   const session = memory.session;
+  // Bound before the launch: a taken --listen port fails the run before a server starts.
+  const status = await LiveStatus.start({ io, command: 'run', session, listen: options.listen, state: !options.noState });
+  let code: number | undefined;
+  try {
+    announceLiveStatus(io, status);
+    code = await launchAndSupervise({ io, options, memory, family, commandFamily, status });
+    return code;
+  } finally {
+    await status.close(code);
+  }
+}
+
+interface RunStart {
+  io: Io;
+  options: RunOptions;
+  memory: StartMemory;
+  family: string | undefined;
+  commandFamily: string | undefined;
+  status: LiveStatus;
+}
+
+async function launchAndSupervise({ io, options, memory, family, commandFamily, status }: RunStart): Promise<number> {
+  const { session } = memory;
+  const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
   const child = await launch(options, io, log);
+  status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
-  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, child.startedAt);
+  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, { launchedAt: child.startedAt, sink: status });
   const command = [options.command, ...options.args];
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
   if (memory.warning) reporter.note(memory.warning, { type: 'history', detail: memory.warning }, true);
   // The start is over at its first verdict (what follows READY is serving): that is what the history keeps.
   const onStartup = (verdict: Verdict): void => {
-    const unrecorded = memory.record(verdict);
+    const unrecorded = memory.record(verdict, log.path);
     if (unrecorded) reporter.note(unrecorded, { type: 'history', detail: unrecorded }, true);
   };
   return supervise(child, { io, options, session, log, reporter, onStartup });

@@ -10,7 +10,8 @@ import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult } from '../../io
 import { InputError, UsageError } from '../errors.js';
 import { WatchReporter, type ReportMode } from '../format/watch-reporter.js';
 import { useColor, type Io } from '../io-context.js';
-import { durationOption, packsOption } from '../options.js';
+import { durationOption, listenHelp, listenOption, packsOption } from '../options.js';
+import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { outliveHangup } from '../outlive-hangup.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from './history.js';
@@ -35,6 +36,7 @@ Options:
   --timeout DURATION  give up after this much wall time, in every mode (exit 2)
   --json              one JSON event per line: family, stage, progress, warning, verdict
   --quiet             print only the verdict
+${listenHelp}
 ${historyFlagsHelp}
   -h, --help          show this help
 
@@ -42,8 +44,8 @@ A lost terminal (SSH hang-up) does not stop spinup watch, nor does a reader of i
 that goes away (| head -1): it goes on to the verdict and exits with its code.
 
 Exit: 0 ready · 1 failed · 2 stalled (or --timeout) · 3 input ended with no verdict
-      64 usage · 66 file not found or not a log file (--no-follow) · 78 invalid pack
-      130 interrupted`;
+      64 usage · 66 file not found or not a log file (--no-follow) · 69 --listen port in use
+      78 invalid pack · 130 interrupted`;
 
 export async function watchCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseOptions({
@@ -57,6 +59,8 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       timeout: { type: 'string' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean', short: 'q' },
+      listen: { type: 'string' },
+      'no-state': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       ...historyFlags,
     },
@@ -71,6 +75,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   if (values['from-end'] && (!follow || target === '-')) throw new UsageError('--from-end only applies when following a FILE');
   const stallOverrideMs = durationOption('stall', values.stall);
   const timeoutMs = durationOption('timeout', values.timeout);
+  const listen = listenOption(values.listen);
   const path = target === '-' ? undefined : resolve(io.cwd, target);
   if (path && !follow) checkReadable(path, target);
   const { packs, family } = packsOption(values.pack);
@@ -79,6 +84,32 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   const session = memory.session;
   const mode: ReportMode = values.json ? 'json' : values.quiet ? 'quiet' : io.stderr.isTTY && follow ? 'status' : 'lines';
   const reporter = new WatchReporter(io, mode, useColor(io, 'stdout'), session);
+  const status = await LiveStatus.start({ io, command: 'watch', session, listen, log: path ?? '-', state: !values['no-state'] });
+  let code: number | undefined;
+  try {
+    announceLiveStatus(io, status);
+    code = await watchWith({ io, values, target, path, follow, session, memory, mode, reporter, status, timeoutMs });
+    return code;
+  } finally {
+    await status.close(code);
+  }
+}
+
+interface WatchContext {
+  io: Io;
+  values: { 'from-end'?: boolean };
+  target: string;
+  path: string | undefined;
+  follow: boolean;
+  session: StartMemory['session'];
+  memory: StartMemory;
+  mode: ReportMode;
+  reporter: WatchReporter;
+  status: LiveStatus;
+  timeoutMs: number | undefined;
+}
+
+async function watchWith({ io, values, target, path, follow, session, memory, mode, reporter, status, timeoutMs }: WatchContext): Promise<number> {
   const live = follow || target === '-';
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
@@ -98,7 +129,10 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       liveAfterCatchUp: Boolean(path) && follow,
       timeoutMs,
       signal: io.signal,
-      onEvents: (events) => reporter.events(events),
+      onEvents: (events) => {
+        reporter.events(events);
+        status.events(events);
+      },
       // The file as the user named it (`server.log`), like tail -F says it.
       onNotice: (notice) => reporter.notice(notice.path !== undefined && notice.path === path ? { ...notice, path: target } : notice),
       onEarlierVerdict: (verdict) => reportEarlier(verdict, reporter, mode),

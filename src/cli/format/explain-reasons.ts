@@ -62,7 +62,7 @@ function heldReady(trace: LogTrace, decided: LogLine, c: Colors): string[] {
 function failureReasoning(trace: LogTrace, c: Colors): string[] {
   const { verdict } = trace;
   const out: string[] = [];
-  verdict.evidence.forEach((e, i) => out.push(row(c, i === 0 ? 'root cause' : '', `${lineRef(e, c)}`)));
+  verdict.evidence.forEach((e, i) => out.push(row(c, i === 0 ? (verdict.causeElsewhere ? 'wrapper' : 'root cause') : '', `${lineRef(e, c)}`)));
   if (verdict.symptoms.length > 0) {
     out.push(row(c, 'set aside', `${verdict.symptoms.length} line(s), symptoms of the root cause:`));
     for (const symptom of verdict.symptoms.slice(0, MAX_LISTED)) out.push(`${' '.repeat(15)}${symptomRef(trace, symptom, c)}`);

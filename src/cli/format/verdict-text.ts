@@ -21,8 +21,25 @@ export function formatVerdict(given: Verdict, options: VerdictTextOptions): stri
   const c = pc.createColors(options.color);
   const origin = options.sinceLaunchMs === undefined ? 'start' : 'launch';
   const verdict = options.sinceLaunchMs === undefined ? given : { ...given, elapsedMs: options.sinceLaunchMs };
+  if (verdict.familyUnknown === 'no-evidence') return formatNoServer(c, verdict);
+  // The shared rules' pack is no family: say what is not known instead of naming it.
   // `READY sglang  after 29s`; with no family to name, one space: `STALLED in stage none`.
-  const family = options.family ? ` ${c.dim(options.family)} ` : '';
+  const family = options.family && !verdict.familyUnknown ? ` ${c.dim(options.family)} ` : '';
+  return [formatKnown(c, verdict, family, origin), ...(verdict.familyUnknown === 'undecided' ? [UNDECIDED(c)] : [])].join('\n');
+}
+
+const UNDECIDED = (c: Colors): string =>
+  row(c, 'family', 'not known: too few lines say which server this is, so only the shared rules (torch, CUDA, NCCL, Python) were used; --pack names it');
+
+function formatNoServer(c: Colors, verdict: Verdict): string {
+  return [
+    `${c.bold(c.cyan('NO VERDICT'))}  ${verdict.reason}`,
+    row(c, 'read', `${verdict.linesRead ?? 0} lines: no launch line, logger format, process tag, module path or message of either`),
+    row(c, 'hint', 'If a server did write it, name the family: --pack sglang or --pack vllm.'),
+  ].join('\n');
+}
+
+function formatKnown(c: Colors, verdict: Verdict, family: string, origin: 'start' | 'launch'): string {
   switch (verdict.verdict) {
     case 'ready':
       return [
@@ -55,7 +72,13 @@ function formatFailed(c: Colors, verdict: Verdict, family: string, origin: 'star
   if (verdict.rule) lines.push(row(c, 'rule', verdict.rule));
   const where = [verdict.rank, verdict.proc].filter(Boolean).join(', ');
   if (where) lines.push(row(c, 'process', where));
-  verdict.evidence.forEach((evidence, index) => lines.push(...lineRow(c, index === 0 ? 'root cause' : '', evidence, c.red)));
+  if (verdict.causeElsewhere) {
+    // Only a wrapper ("See root cause above"): say where the cause is instead of quoting it as one.
+    lines.push(row(c, 'root cause', "not in this input: the log says it was printed earlier (above the part given, or in another process's log)"));
+    verdict.evidence.forEach((evidence, index) => lines.push(...lineRow(c, index === 0 ? 'wrapper' : '', evidence)));
+  } else {
+    verdict.evidence.forEach((evidence, index) => lines.push(...lineRow(c, index === 0 ? 'root cause' : '', evidence, c.red)));
+  }
   if (verdict.symptoms.length > 0) {
     const first = verdict.symptoms[0]!;
     const more = verdict.symptoms.length > 1 ? ` (+${verdict.symptoms.length - 1} more)` : '';

@@ -98,7 +98,8 @@ export class WatchReporter {
   /** Where things stood, for Ctrl-C and timeouts. */
   standing(): string {
     const state = this.session.classifier?.state;
-    const status = this.statusText() ?? 'no log line seen yet';
+    const waiting = this.session.linesBeforeFamily;
+    const status = this.statusText() ?? (waiting > 0 ? `${waiting} line(s) seen, none yet says which server wrote them` : 'no log line seen yet');
     const last = state?.lastLine ? `\n  last line ${state.lastLine.lineNo}: ${clip(state.lastLine.text, 200)}` : '';
     return `${status}${last}`;
   }
@@ -117,7 +118,8 @@ export class WatchReporter {
     };
     switch (event.type) {
       case 'family':
-        return `${this.c.dim('spinup:')} family ${event.family}${event.detected ? (event.certain ? ' (detected)' : ' (guessed)') : ''}`;
+        if (event.detected && !event.certain) return `${this.c.dim('spinup:')} family not known: the lines do not say which server this is; only the shared rules apply (--pack names it)`;
+        return `${this.c.dim('spinup:')} family ${event.family}${event.detected ? ' (detected)' : ''}`;
       case 'stage': {
         const note = stageNote(this.session, event.stage);
         return `${elapsed(event.at)} stage ${this.c.bold(event.stage)}${event.reentered ? ' (again)' : ''}  ${this.c.dim(`line ${event.line.lineNo}`)}${note ? `  ${this.c.dim(note)}` : ''}`;

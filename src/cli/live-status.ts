@@ -1,0 +1,147 @@
+/**
+ * The status API of one `watch` or `run`: the one seam both live loops feed (every session event,
+ * and `run`'s decided verdict), behind which sit the status model, the HTTP server (`--listen`
+ * and the unix socket) and the state file `status` and `attach` find it by.
+ */
+import { hostname, tmpdir } from 'node:os';
+import type { Verdict } from '../core/events.js';
+import type { Session, SessionEvent } from '../core/session.js';
+import { ensureRunsDir, newRunId, runsDir, socketPathFor, writeRunFile, RUN_SCHEMA, type RunFile } from '../serve/run-files.js';
+import { StatusServer } from '../serve/status-server.js';
+import type { ListenAddress } from '../status/listen-address.js';
+import { StatusModel, type StatusFacts } from '../status/status-model.js';
+import { ListenError, UsageError } from './errors.js';
+import { eventJson } from './format/verdict-json.js';
+import { write, type Io } from './io-context.js';
+import { version } from './version.js';
+
+/** What a live loop tells the status API. */
+export interface EventSink {
+  events(events: readonly SessionEvent[]): void;
+  /** The start's verdict as the command decided it (`run`: the log, the process or the probe). */
+  verdict(verdict: Verdict): void;
+}
+
+export interface LiveStatusOptions {
+  io: Io;
+  command: 'watch' | 'run';
+  session: Session;
+  listen?: ListenAddress;
+  log?: string;
+  /** false: no state file and no unix socket (`--no-state`). */
+  state: boolean;
+}
+
+/** How often a changed status is written to the state file. */
+const STATE_WRITE_MS = 1_000;
+
+export class LiveStatus implements EventSink {
+  readonly model: StatusModel;
+  readonly server: StatusServer;
+  url: string | undefined;
+  socket: string | undefined;
+  /** Why there is no state file or socket, when there is none though one was wanted. */
+  stateProblem: string | undefined;
+  private dir: string | undefined;
+  private run: RunFile | undefined;
+  private written = -1;
+  private timer: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly options: LiveStatusOptions) {
+    const facts: StatusFacts = { command: options.command, pid: process.pid, host: hostname(), version: version(), log: options.log };
+    this.model = new StatusModel({ session: options.session, facts, verdictsFromEvents: options.command === 'watch', toJson: eventJson });
+    this.server = new StatusServer({ model: this.model });
+  }
+
+  /** Binds `--listen` first: a taken port fails the command before anything starts. */
+  static async start(options: LiveStatusOptions): Promise<LiveStatus> {
+    const live = new LiveStatus(options);
+    if (options.listen) live.url = await listenOrExplain(live.server, options.listen);
+    if (options.state) await live.openState();
+    return live;
+  }
+
+  events(events: readonly SessionEvent[]): void {
+    this.model.events(events);
+  }
+
+  verdict(verdict: Verdict): void {
+    this.model.verdict(verdict);
+    this.writeState();
+  }
+
+  setFacts(facts: Partial<StatusFacts>): void {
+    this.model.setFacts(facts);
+    if (facts.log !== undefined && this.run) this.run.log = facts.log;
+    this.writeState();
+  }
+
+  /** The last state (with the exit code), then the server and socket go away. */
+  async close(exitCode?: number): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (this.run) {
+      this.run.ended_at = new Date().toISOString();
+      if (exitCode !== undefined) this.run.exit_code = exitCode;
+      this.writeState(true);
+    }
+    await this.server.close();
+  }
+
+  private async openState(): Promise<void> {
+    const dir = runsDir(this.options.io.env);
+    if (dir === undefined) return;
+    const now = new Date();
+    const id = newRunId(now, process.pid);
+    try {
+      ensureRunsDir(dir);
+      const socket = socketPathFor({ dir, id, uid: process.getuid?.() ?? 0, tmp: tmpdir() });
+      await this.server.listenUnix(socket);
+      this.socket = socket;
+    } catch (error) {
+      this.stateProblem = `no state file or socket for attach: ${(error as Error).message}`;
+      return;
+    }
+    this.dir = dir;
+    const stamp = now.toISOString();
+    this.run = { schema: RUN_SCHEMA, id, command: this.options.command, pid: process.pid, host: hostname(), started_at: stamp, updated_at: stamp, listen_url: this.url, socket: this.socket, log: this.options.log, status: this.model.snapshot() };
+    this.writeState(true);
+    this.timer = setInterval(() => this.writeState(), STATE_WRITE_MS);
+    this.timer.unref();
+  }
+
+  get id(): string | undefined {
+    return this.run?.id;
+  }
+
+  private writeState(force = false): void {
+    if (!this.run || !this.dir) return;
+    if (!force && this.written === this.model.changes) return;
+    this.written = this.model.changes;
+    this.run.updated_at = new Date().toISOString();
+    this.run.status = this.model.snapshot();
+    try {
+      writeRunFile(this.dir, this.run);
+    } catch {
+      // A full disk must not end the watch; `status` then shows the last state that was written.
+    }
+  }
+}
+
+/** Where the status API is, on stderr (stdout may carry --json or the server's own lines). */
+export function announceLiveStatus(io: Io, status: LiveStatus): void {
+  if (status.url) write(io.stderr, `spinup: status API on ${status.url} (/v1/status /metrics /readyz ...)\n`);
+  if (status.stateProblem) write(io.stderr, `spinup: ${status.stateProblem}\n`);
+}
+
+async function listenOrExplain(server: StatusServer, address: ListenAddress): Promise<string> {
+  try {
+    return await server.listenTcp(address);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `--listen ${address.text}`;
+    if (code === 'EADDRINUSE') throw new ListenError(`${where}: the port is already in use (another spinup or server?); pick another, or :0 for a free one`, { cause: error });
+    if (code === 'EACCES') throw new ListenError(`${where}: permission denied (ports below 1024 need privileges)`, { cause: error });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new UsageError(`${where}: ${address.host} is not an address of this host`);
+    throw new ListenError(`${where}: cannot listen: ${(error as Error).message}`, { cause: error });
+  }
+}
