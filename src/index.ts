@@ -9,3 +9,6 @@ export { EXIT } from './core/exit-codes.js';
 export { loadPack, FAMILIES } from './pack/load-pack.js';
 export { PackError, formatDiagnostic, type Diagnostic } from './pack/diagnostic.js';
 export { classifyText } from './replay/run-case.js';
+export { GroupReducer, type GroupOptions } from './core/group-reducer.js';
+export { replayGroup, type ReplayedNode } from './core/group-replay.js';
+export type { GroupEvent, GroupVerdict, NodeKind, NodeSummary, SizeSource } from './core/group-types.js';

@@ -23,10 +23,20 @@ export class LogClock {
   private lastDate: { y: number; m: number; d: number } | undefined;
   private lastTimeOfDay: number | undefined;
   private readonly bars = new Map<string, number>();
+  private firstStamp: number | undefined;
 
   /** The log time now, in ms since the first timestamp; 0 before any timestamp was seen. */
   get now(): number {
     return this.current;
+  }
+
+  /**
+   * The first timestamp of the log as read (ms since 1970, UTC as written; year 2000 for
+   * yearless formats until a date says otherwise): where log time 0 sits. The nodes of one start
+   * are lined up by it (core/group-replay.ts). Undefined until a timestamp was seen.
+   */
+  get origin(): number | undefined {
+    return this.firstStamp;
   }
 
   /** Advances the clock from a line's timestamp (if any) and returns the log time of the line. */
@@ -38,6 +48,7 @@ export class LogClock {
     let source = this.offsets.get(key);
     if (!source) {
       this.primaryOffset ??= this.current - raw;
+      this.firstStamp ??= raw - this.current;
       source = { offset: this.primaryOffset, generation: this.generation };
       this.offsets.set(key, source);
     }

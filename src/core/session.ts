@@ -70,6 +70,11 @@ export class Session {
     return this.timeline;
   }
 
+  /** Where this log's time 0 sits on the clock of its timestamps (see LogClock.origin). */
+  get logOrigin(): number | undefined {
+    return this.timeline?.clock.origin;
+  }
+
   get now(): number {
     return this.timeline?.now ?? 0;
   }

@@ -3,7 +3,7 @@ import type { Verdict } from '../core/events.js';
 import type { Expectation } from './expectation.js';
 
 export interface Mismatch {
-  field: 'verdict' | 'stage' | 'cause' | 'evidence';
+  field: 'verdict' | 'stage' | 'cause' | 'evidence' | 'node';
   expected: string;
   actual: string;
 }
@@ -24,6 +24,15 @@ export function compare(expected: Expectation, actual: Verdict): Mismatch[] {
     if (expected.evidence !== undefined && !actual.evidence.some((line) => line.text.includes(expected.evidence!))) {
       mismatches.push({ field: 'evidence', expected: expected.evidence, actual: actual.evidence.map((e) => e.text).join(' / ') || '(none)' });
     }
+  }
+  return mismatches;
+}
+
+/** A group's verdict: the same checks on the named node's verdict, and `node` on the node it names. */
+export function compareGroup(expected: Expectation, actual: Verdict, node: number | undefined): Mismatch[] {
+  const mismatches = compare(expected, actual);
+  if (expected.node && (node === undefined || !expected.node.includes(node))) {
+    mismatches.push({ field: 'node', expected: expected.node.join('|'), actual: node === undefined ? '(none)' : String(node) });
   }
   return mismatches;
 }

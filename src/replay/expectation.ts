@@ -11,11 +11,13 @@ export interface Expectation {
   cause?: Cause[];
   evidence?: string;
   thenIdleMs?: number;
+  /** Groups only: the node the verdict names (the root cause's node when failed), or a list. */
+  node?: number[];
   source?: string;
   notes?: string;
 }
 
-const KEYS = new Set(['family', 'verdict', 'stage', 'cause', 'evidence', 'then_idle', 'source', 'notes']);
+const KEYS = new Set(['family', 'verdict', 'stage', 'cause', 'evidence', 'then_idle', 'node', 'source', 'notes']);
 
 /** An expectation file that cannot be read as the fixture format says. */
 export class ExpectationError extends Error {
@@ -49,12 +51,17 @@ export function readExpectation(file: string): Expectation {
   if (record.evidence !== undefined) expectation.evidence = String(record.evidence);
   if (record.source !== undefined) expectation.source = String(record.source);
   if (record.notes !== undefined) expectation.notes = String(record.notes);
+  if (record.node !== undefined) expectation.node = listOf(file, 'node', record.node, isNodeRank);
   if (record.then_idle !== undefined) {
     const ms = parseDuration(String(record.then_idle));
     if (ms === undefined) throw new ExpectationError(file, `unparsable then_idle "${String(record.then_idle)}"`);
     expectation.thenIdleMs = ms;
   }
   return expectation;
+}
+
+function isNodeRank(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
 function listOf<T>(file: string, key: string, value: unknown, guard: (v: unknown) => v is T): T[] | undefined {

@@ -5,7 +5,7 @@ import { Session } from '../core/session.js';
 import type { Verdict } from '../core/events.js';
 import type { CompiledPack } from '../core/pack-types.js';
 import { compare, type Mismatch } from './compare.js';
-import { readExpectation, type Expectation } from './expectation.js';
+import { ExpectationError, readExpectation, type Expectation } from './expectation.js';
 import type { FixturePair } from './discover.js';
 
 export interface CaseResult {
@@ -32,17 +32,21 @@ export function logLines(text: string): string[] {
   return lines;
 }
 
-export function classifyText(text: string, options: { packs: readonly CompiledPack[]; family?: string; thenIdleMs?: number }): { verdict: Verdict; family: string; events: SessionEvent[] } {
+export function classifyText(
+  text: string,
+  options: { packs: readonly CompiledPack[]; family?: string; thenIdleMs?: number },
+): { verdict: Verdict; family: string; events: SessionEvent[]; origin?: number } {
   const session = new Session({ packs: options.packs, family: options.family });
   const events: SessionEvent[] = [];
   for (const line of logLines(text)) events.push(...session.push(line));
   if (options.thenIdleMs) events.push(...session.tick({ idleMs: options.thenIdleMs }));
   events.push(...session.end());
-  return { verdict: session.verdict!, family: session.pack && !session.pack.isShared ? session.pack.name : 'unknown', events };
+  return { verdict: session.verdict!, family: session.pack && !session.pack.isShared ? session.pack.name : 'unknown', events, origin: session.logOrigin };
 }
 
 export function runCase(pair: FixturePair, options: ReplayOptions): CaseResult {
   const expected = readExpectation(pair.expect);
+  if (expected.node) throw new ExpectationError(pair.expect, '"node" only applies to a group fixture (a NAME.group/ folder beside it)');
   const text = readFileSync(pair.log, 'latin1') === '' ? '' : readFileSync(pair.log, 'utf8');
   const { verdict, family, events } = classifyText(text, {
     packs: options.packs,

@@ -7,7 +7,9 @@ import { junitXml } from '../../src/cli/format/junit.js';
 import { readExpectation } from '../../src/replay/expectation.js';
 import { repoRoot, runMain } from '../helpers/run-main.js';
 
-const FIXTURES = 98;
+/** 98 single logs and 2 groups (of 2 node logs each). */
+const FIXTURES = 100;
+const FIXTURE_LOGS = 102;
 const OOM = 'fixtures/sglang/04-rocm-glm5-tp8-hip-oom-load';
 const HANG = 'fixtures/sglang/10-tp2-stuck-nccl-init-hang';
 
@@ -23,10 +25,10 @@ describe('spinup replay --coverage', () => {
   it('reports every shipped rule exercised or explained, and keeps the last line', async () => {
     const run = await runMain(['replay', '--coverage', 'fixtures']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^Coverage: (\d+) of (\d+) rules exercised by 98 fixtures; (\d+) untested with a reason; 0 never exercised$/m);
+    expect(run.stdout).toMatch(new RegExp(`^Coverage: (\\d+) of (\\d+) rules exercised by ${FIXTURE_LOGS} fixture logs; (\\d+) untested with a reason; 0 never exercised$`, 'm'));
     expect(run.stdout).not.toMatch(/^Never exercised/m);
     expect(run.stdout).toMatch(/^Untested, with the pack's reason:\n {2}sglang\/prefix-time-rank +SGLang v0\.2\.14/m);
-    expect(run.stdout).toMatch(/^Error-like lines no rule claimed \(\d+ of 98 fixtures\):$/m);
+    expect(run.stdout).toMatch(new RegExp(`^Error-like lines no rule claimed \\(\\d+ of ${FIXTURE_LOGS} fixture logs\\):$`, 'm'));
     expect(lastLine(run.stdout)).toBe(`${FIXTURES} passed, 0 failed`);
   });
 
@@ -49,7 +51,7 @@ describe('spinup replay --format junit', () => {
   it('prints JUnit XML with one testcase per fixture', async () => {
     const run = await runMain(['replay', '--format', 'junit', 'fixtures']);
     expect(run.code).toBe(0);
-    expect(run.stdout.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="spinup replay" tests="98" failures="0"')).toBe(true);
+    expect(run.stdout.startsWith(`<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="spinup replay" tests="${FIXTURES}" failures="0"`)).toBe(true);
     expect(run.stdout.match(/<testcase /g)).toHaveLength(FIXTURES);
     expect(run.stdout).toMatch(/<testsuite name="sglang" tests="\d+" failures="0"/);
     expect(run.stdout).toMatch(/<testcase classname="replay\.vllm" name="02-v085post1-smollm-single-gpu-ready" file="fixtures\/vllm\/02-v085post1-smollm-single-gpu-ready\.log" time="\d+\.\d{3}">/);

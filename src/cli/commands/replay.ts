@@ -4,7 +4,8 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pc from 'picocolors';
 import { EXIT } from '../../core/exit-codes.js';
-import { discoverFixtures, type FixturePair } from '../../replay/discover.js';
+import { discoverFixtures, type FixtureGroup, type FixturePair } from '../../replay/discover.js';
+import { runGroupCase, type GroupCaseResult } from '../../replay/run-group-case.js';
 import { loadPacks } from '../../replay/load-families.js';
 import { runCase, type CaseResult } from '../../replay/run-case.js';
 import { ExpectationError } from '../../replay/expectation.js';
@@ -22,7 +23,9 @@ export const replayHelp = `Usage: spinup replay [options] [PATH|GLOB...]
 
 Replays captured startup logs (NAME.log with a sibling NAME.expect.yaml) through the
 rule packs on the logs' own timestamps, and checks each verdict, stage, cause and
-evidence line against the expectation. Default PATH: fixtures
+evidence line against the expectation. A folder NAME.group/ of node0.log, node1.log, ...
+beside NAME.expect.yaml is one multi-node start: it gets one group verdict, and the
+expectation's node: names the node it must blame. Default PATH: fixtures
 
 Options:
   --pack NAME|FILE     use this pack (repeatable; default: the shipped sglang and vllm packs)
@@ -85,12 +88,12 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
   if (values.output !== undefined && format !== 'junit') throw new UsageError('--output only applies with --format junit');
 
   const targets = positionals.length > 0 ? positionals : ['fixtures'];
-  const { pairs, missing } = discoverFixtures(targets, io.cwd);
+  const { pairs, groups, missing } = discoverFixtures(targets, io.cwd);
   if (missing.length > 0) throw new InputError(`no such file, directory or match: ${missing.join(', ')}`);
-  if (pairs.length === 0) throw new InputError(`no fixtures found in ${targets.join(', ')} (a fixture is NAME.log beside NAME.expect.yaml)`);
+  if (pairs.length === 0 && groups.length === 0) throw new InputError(`no fixtures found in ${targets.join(', ')} (a fixture is NAME.log beside NAME.expect.yaml)`);
   const packs = loadPacks(values.pack);
   const memory = replayMemory(io, values);
-  const timed = pairs.map((pair) => runTimed(pair, packs, memory));
+  const timed = [...pairs.map((pair) => runTimed(pair, packs, memory)), ...groups.map((group) => runGroupTimed(group, packs))];
   for (const line of memory?.summary() ?? []) write(io.stderr, `spinup replay: ${line}\n`);
   const results = timed.map((t) => t.result);
   const passed = results.filter((r) => r.pass).length;
@@ -112,7 +115,9 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
   if (values.coverage) {
     const { measureCoverage } = await import('../../replay/coverage.js');
     const { coverageJson, formatCoverage } = await import('../format/coverage-text.js');
-    const report = measureCoverage({ pairs, packs, packRefs: values.pack, cwd: io.cwd });
+    // The node logs of a group are exercised like any log (with the group's expectation).
+    const nodePairs = groups.flatMap((group) => group.nodes.map((node) => ({ log: node.log, expect: group.expect })));
+    const report = measureCoverage({ pairs: [...pairs, ...nodePairs], packs, packRefs: values.pack, cwd: io.cwd });
     if (format === 'json') for (const object of coverageJson(report)) write(io.stdout, `${JSON.stringify(object)}\n`);
     else write(io.stdout, formatCoverage(report, { color: useColor(io) }));
   }
@@ -134,6 +139,16 @@ function runTimed(pair: FixturePair, packs: ReturnType<typeof loadPacks>, memory
   try {
     const result = memory ? memory.runCase(pair, { packs }) : runCase(pair, { packs });
     return { result, seconds: (performance.now() - start) / 1000 };
+  } catch (error) {
+    if (error instanceof ExpectationError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function runGroupTimed(group: FixtureGroup, packs: ReturnType<typeof loadPacks>): { result: CaseResult; seconds: number } {
+  const start = performance.now();
+  try {
+    return { result: runGroupCase(group, { packs }), seconds: (performance.now() - start) / 1000 };
   } catch (error) {
     if (error instanceof ExpectationError) throw new UsageError(error.message);
     throw error;
@@ -171,7 +186,7 @@ async function record(args: RecordArgs, io: Io): Promise<number> {
 
 /** `sglang/04-rocm-glm5-tp8-hip-oom-load`: how the table and `fixtures:` entries name a fixture. */
 function fixtureName(log: string): string {
-  return `${basename(dirname(log))}/${basename(log, '.log')}`;
+  return `${basename(dirname(log))}/${log.endsWith('.group') ? basename(log) : basename(log, '.log')}`;
 }
 
 function caseJson(result: CaseResult, cwd: string): Record<string, unknown> {
@@ -185,8 +200,9 @@ function caseJson(result: CaseResult, cwd: string): Record<string, unknown> {
       stage: result.expected.stage,
       cause: result.expected.cause,
       evidence: result.expected.evidence,
+      node: result.expected.node,
     },
-    actual: verdictJson(result.verdict),
+    actual: verdictJson(result.verdict, 'group' in result ? { node: (result as GroupCaseResult).group.node } : {}),
     mismatches: result.mismatches,
   };
 }
@@ -195,7 +211,8 @@ function formatTable(results: CaseResult[], io: Io): string {
   const c = pc.createColors(useColor(io));
   const rows = results.map((r) => {
     const name = fixtureName(r.log);
-    const actual = [r.verdict.verdict, r.verdict.stage, r.verdict.verdict === 'failed' ? r.verdict.cause : undefined].filter(Boolean).join(' ');
+    const node = 'group' in r ? (r as GroupCaseResult).group.node : undefined;
+    const actual = [r.verdict.verdict, r.verdict.stage, r.verdict.verdict === 'failed' ? r.verdict.cause : undefined, node !== undefined ? `node ${node}` : undefined].filter(Boolean).join(' ');
     const status = r.pass ? c.green('pass') : c.red('FAIL');
     const why = r.mismatches.map((m) => `${m.field}: expected ${m.expected}, got ${m.actual}`).join('; ');
     return { status, name, actual, why };

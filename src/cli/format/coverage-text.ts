@@ -10,7 +10,7 @@ export function formatCoverage(report: CoverageReport, options: { color: boolean
   const c = pc.createColors(options.color);
   const out: string[] = [''];
   out.push(
-    c.bold(`Coverage: ${report.exercised.length} of ${report.rules.length} rules exercised by ${report.fixtures.length} fixtures`) +
+    c.bold(`Coverage: ${report.exercised.length} of ${report.rules.length} rules exercised by ${report.fixtures.length} fixture logs`) +
       `; ${report.untested.length} untested with a reason; ${report.never.length} never exercised`,
   );
   section(out, c.red('Never exercised (add a fixture, or say why in the pack with untested:):'), report.never, (r) => `  ${r.where}  ${c.bold(r.id)} (${r.kind})`);
@@ -18,7 +18,7 @@ export function formatCoverage(report: CoverageReport, options: { color: boolean
   section(out, c.yellow('Exercised although marked untested (replace untested: with fixtures:):'), report.staleUntested, (r) => `  ${r.where}  ${r.id}`);
   section(out, c.yellow('fixtures: entries that do not exercise their rule:'), report.staleFixtures, (s) => `  ${s.rule.where}  ${s.rule.id}: ${s.fixtures.join(', ')}`);
   const withLines = report.fixtures.filter((f) => f.unclaimed.length > 0);
-  out.push('', `Error-like lines no rule claimed (${withLines.length} of ${report.fixtures.length} fixtures):`);
+  out.push('', `Error-like lines no rule claimed (${withLines.length} of ${report.fixtures.length} fixture logs):`);
   if (withLines.length === 0) out.push('  none');
   for (const fixture of withLines) {
     out.push(`  ${c.bold(fixture.name)}`);

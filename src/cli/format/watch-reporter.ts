@@ -136,7 +136,7 @@ export class WatchReporter {
   }
 }
 
-function noticeText(notice: { type: string; path?: string; detail?: string }): string {
+export function noticeText(notice: { type: string; path?: string; detail?: string }): string {
   const path = notice.path ?? 'the log';
   switch (notice.type) {
     case 'waiting':

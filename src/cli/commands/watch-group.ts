@@ -1,0 +1,108 @@
+/** `spinup watch FILE FILE...`, `--node R=SOURCE`, `--srun`: the nodes of one start, one verdict. */
+import { statSync } from 'node:fs';
+import { formatDuration } from '../../core/duration.js';
+import { EXIT } from '../../core/exit-codes.js';
+import { watchGroup, type NodeSource } from '../../io/group-watch.js';
+import { Session } from '../../core/session.js';
+import { InputError, UsageError } from '../errors.js';
+import { exitCodeFor } from '../exit-for-verdict.js';
+import { GroupReporter } from '../format/group-reporter.js';
+import { planNodes, parseSource } from '../group-nodes.js';
+import { useColor, type Io } from '../io-context.js';
+import { durationOption, packsOption } from '../options.js';
+
+export const groupOptionsHelp = `Several nodes of one multi-node start (one verdict for the group):
+  FILE FILE...        one log per node; ranks from the logs (SGLang node_rank, NCCL's
+                      nNodes/localRanks lines, vLLM node_rank/headless), else the order
+  --node R=SOURCE     node R reads SOURCE: a FILE, - (stdin) or cmd:COMMAND (run with
+                      sh -c; restarted with backoff when it exits non-zero; killed by
+                      a signal = that node's process died); repeatable
+  --srun              the one SOURCE is srun --label output (\`0: \`, \`1: \` prefixes;
+                      one task per node): split into nodes by label
+  --group-size N      how many nodes the start has (default: nnodes in the logs,
+                      else LWS_GROUP_SIZE or SLURM_NNODES, else the nodes given)`;
+
+export interface GroupWatchArgs {
+  positionals: string[];
+  nodeOptions: string[];
+  srun: boolean;
+  groupSize?: string;
+  follow: boolean;
+  fromEnd: boolean;
+  pack?: string;
+  stall?: string;
+  timeout?: string;
+  json: boolean;
+  quiet: boolean;
+}
+
+/** Whether the command line names a group rather than one log. */
+export function isGroupWatch(positionals: string[], values: { node?: string[]; srun?: boolean; 'group-size'?: string }): boolean {
+  return positionals.length > 1 || (values.node?.length ?? 0) > 0 || Boolean(values.srun) || values['group-size'] !== undefined || positionals.some((p) => p.startsWith('cmd:'));
+}
+
+export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<number> {
+  const stallOverrideMs = durationOption('stall', args.stall);
+  const timeoutMs = durationOption('timeout', args.timeout);
+  const { packs, family } = packsOption(args.pack);
+  let srun: NodeSource | undefined;
+  let plan;
+  if (args.srun) {
+    if (args.positionals.length !== 1 || args.nodeOptions.length > 0) throw new UsageError('--srun reads one SOURCE (a FILE, - or cmd:COMMAND) holding every node, labelled by srun --label');
+    srun = parseSource(args.positionals[0]!, io.cwd);
+    plan = planNodes({ positionals: [], nodeOptions: [], groupSize: args.groupSize, env: io.env, cwd: io.cwd });
+  } else {
+    if (args.positionals.length === 0 && args.nodeOptions.length === 0) throw new UsageError('name the nodes: FILE FILE..., or --node RANK=SOURCE');
+    plan = planNodes({ positionals: args.positionals, nodeOptions: args.nodeOptions, groupSize: args.groupSize, env: io.env, cwd: io.cwd });
+  }
+  const sources = [...plan.nodes.map((n) => ({ source: n.source, shown: n.shown })), ...(srun ? [{ source: srun, shown: args.positionals[0]! }] : [])];
+  if (args.fromEnd && (!args.follow || sources.some((s) => s.source.kind !== 'file'))) throw new UsageError('--from-end only applies when following FILEs');
+  if (!args.follow) for (const { source, shown } of sources) if (source.kind === 'file') checkReadable(source.path, shown);
+
+  const mode = args.json ? 'json' : args.quiet ? 'quiet' : 'lines';
+  const reporter = new GroupReporter(io, mode, useColor(io, 'stdout'));
+  for (const note of plan.rankNotes) reporter.notice(undefined, { type: 'rank', detail: note });
+  const usesStdin = sources.some((s) => s.source.kind === 'stdin');
+  let result;
+  try {
+    result = await watchGroup({
+      nodes: plan.nodes,
+      srun,
+      follow: args.follow,
+      fromEnd: args.fromEnd,
+      stdin: io.stdin,
+      sessionFor: () => new Session({ packs, family, classifier: { stallOverrideMs } }),
+      group: { expected: plan.expected },
+      timeoutMs,
+      signal: io.signal,
+      onEvents: (events) => reporter.events(events),
+      onNotice: (node, notice) => reporter.notice(node, notice),
+      env: io.env,
+      cwd: io.cwd,
+    });
+  } finally {
+    if (usesStdin) io.stdin.destroy();
+  }
+  if (result.end === 'interrupted') {
+    reporter.message('interrupted before the group had a verdict');
+    return EXIT.interrupted;
+  }
+  if (result.end === 'timeout') {
+    reporter.message(`timed out after ${formatDuration(timeoutMs ?? 0)} with no group verdict`);
+    return EXIT.stalled;
+  }
+  if (result.truncatedBytes > 0) reporter.message(`note: ${result.truncatedBytes} bytes of over-long lines were cut (lines are capped at 64 KiB)`);
+  reporter.verdict(result.verdict!);
+  return exitCodeFor(result.verdict!.verdict);
+}
+
+function checkReadable(path: string, shown: string): void {
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(`${shown}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message}`, { cause: error });
+  }
+  if (!stats.isFile() && !stats.isFIFO()) throw new InputError(`${shown}: is not a log file`);
+}
