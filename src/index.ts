@@ -6,7 +6,7 @@ export type { ClassifierEvent, Evidence, LogLine, Verdict, Budget } from './core
 export type { CompiledPack, PackSource } from './core/pack-types.js';
 export { CAUSES, STAGES, VERDICTS, type Cause, type Stage, type VerdictKind } from './core/vocabulary.js';
 export { EXIT } from './core/exit-codes.js';
-export { loadPack, FAMILIES } from './pack/load-pack.js';
+export { loadPack, FAMILIES, type LoadOptions } from './pack/load-pack.js';
 export { PackError, formatDiagnostic, type Diagnostic } from './pack/diagnostic.js';
 export { classifyText } from './replay/run-case.js';
 export { GroupReducer, type GroupOptions } from './core/group-reducer.js';

@@ -2,6 +2,7 @@
 import { parseDuration } from './duration.js';
 import type {
   CompiledFailure,
+  CompiledInference,
   CompiledMarker,
   CompiledPack,
   CompiledPrefix,
@@ -45,6 +46,13 @@ export interface CompileOptions {
   firstUnitsOf?: (pattern: string, ignoreCase: boolean) => string | null;
   /** Literals of 2+ units for a pattern `literalsOf` knows none for: they prove a line quiet (see `RulePrefilter.quietLiterals`). */
   shortLiteralsOf?: LiteralsOf;
+  /**
+   * Leave out the failure rules that name a cause (and those judged by frame), keeping only the
+   * wrappers that say a start is dead: `family` in the family pack (its shared includes stay),
+   * `all` in every pack, so the cause-inference layer alone names causes. A check of how far
+   * the packs generalise; the default keeps every rule.
+   */
+  withoutCauseRules?: 'family' | 'all';
 }
 
 /**
@@ -94,6 +102,7 @@ function compileSources(sources: PackSource[], options: CompileOptions): Compile
     benign: [],
     failures: [],
     frameFailures: [],
+    inference: { words: [], classes: [], packages: [], fallback_words: [], remedies: [], symptoms: [] },
     budgets: {},
     coldFloors: {},
     stageRank: rankStages(family),
@@ -134,15 +143,19 @@ function compileSources(sources: PackSource[], options: CompileOptions): Compile
     }
     for (const rule of source.benign ?? []) pack.benign.push(base(rule, 'benign', name));
     for (const rule of source.failures ?? []) {
+      const off = options.withoutCauseRules === 'all' || (options.withoutCauseRules === 'family' && source === family);
+      if (off && !isBareWrapper(rule)) continue;
       const failure: CompiledFailure = {
         ...base(rule, 'failure', name),
         cause: rule.cause,
         role: rule.role ?? 'cause',
         fatal: rule.fatal ?? true,
         final: rule.final ?? false,
+        fallback: rule.fallback ?? false,
         message: rule.message,
         hint: rule.hint,
       };
+      if (rule.cause_when_first !== undefined && !off) failure.causeWhenFirst = rule.cause_when_first;
       if (rule.in_frame !== undefined || rule.in_traceback !== undefined) {
         if (rule.in_frame !== undefined) failure.inFrame = compileRegex(rule.in_frame, rule.ignore_case, { pack: name, id: rule.id });
         if (rule.in_traceback !== undefined) failure.inTraceback = compileRegex(rule.in_traceback, rule.ignore_case, { pack: name, id: rule.id });
@@ -151,6 +164,15 @@ function compileSources(sources: PackSource[], options: CompileOptions): Compile
         pack.failures.push(failure);
       }
     }
+    const inference = source.inference ?? {};
+    for (const table of ['words', 'classes', 'packages', 'fallback_words'] as const) {
+      for (const rule of inference[table] ?? []) {
+        const entry: CompiledInference = { ...base(rule, 'inference', name), table, cause: rule.cause, message: rule.message, hint: rule.hint };
+        pack.inference[table].push(entry);
+      }
+    }
+    for (const rule of inference.remedies ?? []) pack.inference.remedies.push(base(rule, 'remedy', name));
+    for (const rule of inference.symptoms ?? []) pack.inference.symptoms.push(base(rule, 'symptom', name));
   }
   applyTiming(pack, family.timing ?? {});
   pack.allRules = [
@@ -163,11 +185,22 @@ function compileSources(sources: PackSource[], options: CompileOptions): Compile
     ...pack.benign,
     ...pack.failures,
     ...pack.frameFailures,
+    ...pack.inference.words,
+    ...pack.inference.classes,
+    ...pack.inference.packages,
+    ...pack.inference.fallback_words,
+    ...pack.inference.remedies,
+    ...pack.inference.symptoms,
   ].sort((a, b) => a.order - b.order);
   const { benign, failures, markers, progress, ready, heartbeats } = pack;
   const confirm = ready.flatMap((rule) => rule.confirm);
   const prefilter = new RulePrefilter({ benign, failures, markers, progress, ready, heartbeats, confirm }, (compiled) => gates.get(compiled) ?? ALWAYS);
   return { ...pack, prefilter };
+}
+
+/** A wrapper that only says the start is dead: no cause of its own, not judged by frame. */
+function isBareWrapper(rule: { role?: string; cause: string; in_frame?: string; in_traceback?: string }): boolean {
+  return rule.role === 'symptom' && (rule.cause === 'crash' || rule.cause === 'unknown') && rule.in_frame === undefined && rule.in_traceback === undefined;
 }
 
 const ALWAYS: Gate = { literals: null, ignoreCase: false };

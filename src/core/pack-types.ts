@@ -86,8 +86,46 @@ export interface FailureRuleSource extends RuleSource {
   in_frame?: string;
   /** Like `in_frame`, but any frame of the traceback may match (an error inside the draft worker). */
   in_traceback?: string;
+  /**
+   * A catch-all (pydantic's `Value error`, "vLLM rejected the configuration"): on a line that a
+   * specific rule also names, the specific rule wins.
+   */
+  fallback?: boolean;
+  /**
+   * For a wrapper (`role: symptom`): the cause it names when nothing went wrong before it in the
+   * run (a bare `Killed` with no earlier error is the OOM killer; after one, the server's own kill).
+   */
+  cause_when_first?: Cause;
   message: string;
   hint: string;
+}
+
+/**
+ * One entry of a cause-inference table: for an exception no failure rule names, its class, its
+ * words or the package it was raised in still name a cause (`source` says where from).
+ */
+export interface InferenceRuleSource extends RuleSource {
+  cause: Cause;
+  message: string;
+  hint: string;
+}
+
+/**
+ * The cause-inference layer (ranked below explicit failure rules, above a plain `crash`). Each
+ * table's patterns read one thing: `classes` the exception's class name, `words` the exception
+ * line and its continuation lines, `packages` the file of the innermost traceback frame.
+ * `remedies` are generic advice texts a server prints after an exception: they are not its words.
+ * `symptoms` match the class of an exception that only reports another process's death (a
+ * launcher's `EOFError` on a dead child's pipe): it ranks below a wrapper that names the cause.
+ */
+export interface InferenceSource {
+  words?: InferenceRuleSource[];
+  /** Words so common (`must be`, `invalid value`) that the class and the package are asked first. */
+  fallback_words?: InferenceRuleSource[];
+  classes?: InferenceRuleSource[];
+  packages?: InferenceRuleSource[];
+  remedies?: RuleSource[];
+  symptoms?: RuleSource[];
 }
 
 export interface TimingSource {
@@ -110,9 +148,12 @@ export interface PackSource {
   heartbeats?: HeartbeatRuleSource[];
   benign?: RuleSource[];
   failures?: FailureRuleSource[];
+  inference?: InferenceSource;
 }
 
-export type RuleKind = 'detect' | 'prefix' | 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure';
+export type InferenceTable = 'words' | 'classes' | 'packages' | 'fallback_words';
+
+export type RuleKind = 'detect' | 'prefix' | 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure' | 'inference' | 'remedy' | 'symptom';
 
 export interface CompiledRule {
   id: string;
@@ -162,8 +203,27 @@ export interface CompiledFailure extends CompiledRule {
   final: boolean;
   inFrame?: RegExp;
   inTraceback?: RegExp;
+  fallback: boolean;
+  causeWhenFirst?: Cause;
   message: string;
   hint: string;
+}
+
+export interface CompiledInference extends CompiledRule {
+  table: InferenceTable;
+  cause: Cause;
+  message: string;
+  hint: string;
+}
+
+/** The inference tables in the order they are consulted: words, class, package, fallback words. */
+export interface CompiledInferenceTables {
+  words: CompiledInference[];
+  fallback_words: CompiledInference[];
+  classes: CompiledInference[];
+  packages: CompiledInference[];
+  remedies: CompiledRule[];
+  symptoms: CompiledRule[];
 }
 
 export interface CompiledPack {
@@ -180,6 +240,8 @@ export interface CompiledPack {
   failures: CompiledFailure[];
   /** Failures judged by the frame an exception was raised in (see `in_frame`). */
   frameFailures: CompiledFailure[];
+  /** Causes for exceptions no failure rule names (see `InferenceSource`). */
+  inference: CompiledInferenceTables;
   budgets: Partial<Record<Stage, number>>;
   /** Per stage, the least a learned budget may be (`cold_floor`). */
   coldFloors: Partial<Record<Stage, number>>;

@@ -5,15 +5,24 @@
  */
 import type { Evidence } from './events.js';
 import type { Groups } from './match-frame.js';
-import type { CompiledFailure } from './pack-types.js';
+import type { CompiledFailure, CompiledInference } from './pack-types.js';
 import type { Cause } from './vocabulary.js';
 
 /**
- * 0: a fatal rule naming the cause. 1: a non-fatal rule naming a cause (a warning that explains
- * a later death). 2: a wrapper that still carries a cause (`exit code -9`). 3: an exception no
- * rule names. 4: a wrapper that only says the start is dead.
+ * Ranked by how specific the evidence is:
+ * 0: a fatal rule naming the cause.
+ * 1: a non-fatal rule naming a cause (a warning that explains a later death), tied to the failing
+ *    process: it comes from the same process as the exceptions of the run, or there are none.
+ * 2: an exception no rule names, whose cause the inference tables name (class, words, package).
+ * 3: an exception nobody names (`crash`).
+ * 4: a warning from another process than the failing one (a startup warning unrelated to it).
+ * 5: a wrapper that restates a death and carries a cause (`exit code -9`).
+ * 6: an exception that only reports another process's death (a launcher's EOFError).
+ * 7: a wrapper that only says the start is dead.
  */
-export type Tier = 0 | 1 | 2 | 3 | 4;
+export type Tier = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
+
+export const TIER = { rule: 0, warning: 1, inferred: 2, exception: 3, untiedWarning: 4, wrapperWithCause: 5, peerDeath: 6, wrapper: 7 } as const;
 
 export interface Candidate {
   tier: Tier;
@@ -25,14 +34,18 @@ export interface Candidate {
   evidence: Evidence[];
   /** Superseded by an exception raised while handling it. */
   superseded: boolean;
+  /** The candidate is an exception closing a traceback (named by a rule, inferred or not). */
+  exception?: boolean;
+  /** An exception whose class only reports another process's death: the symptoms entry that says so. */
+  peerDeath?: string;
 }
 
 export const GENERIC_EXCEPTION_RULE = 'core/uncaught-exception';
 export const GENERIC_HINT = 'No rule knows this exception yet: read the traceback that ends in it, and consider adding a rule for it.';
 
 export function tierOf(rule: CompiledFailure): Tier {
-  if (rule.role === 'cause') return rule.fatal ? 0 : 1;
-  return rule.cause === 'crash' || rule.cause === 'unknown' ? 4 : 2;
+  if (rule.role === 'cause') return rule.fatal ? TIER.rule : TIER.warning;
+  return rule.cause === 'crash' || rule.cause === 'unknown' ? TIER.wrapper : TIER.wrapperWithCause;
 }
 
 export function fromRule(rule: CompiledFailure, groups: Groups, evidence: Evidence[], seq: number): Candidate {
@@ -50,7 +63,7 @@ export function fromRule(rule: CompiledFailure, groups: Groups, evidence: Eviden
 
 export function fromException(text: string, evidence: Evidence[], seq: number): Candidate {
   return {
-    tier: 3,
+    tier: TIER.exception,
     seq,
     cause: 'crash',
     ruleId: GENERIC_EXCEPTION_RULE,
@@ -58,7 +71,47 @@ export function fromException(text: string, evidence: Evidence[], seq: number): 
     hint: GENERIC_HINT,
     evidence,
     superseded: false,
+    exception: true,
   };
+}
+
+/** Names an unnamed exception's cause from an inference entry (the evidence stays the exception's). */
+export function applyInference(candidate: Candidate, entry: CompiledInference, text: string): void {
+  candidate.tier = TIER.inferred;
+  candidate.cause = entry.cause;
+  candidate.ruleId = entry.id;
+  candidate.message = `${entry.message}: ${text.trim().slice(0, 200)}`;
+  candidate.hint = entry.hint;
+}
+
+/** The process a candidate's first line came from (its process or rank tag; untagged lines share one). */
+export function processOf(candidate: Candidate): string {
+  const first = candidate.evidence[0];
+  return first?.proc ?? (first?.rank === undefined ? '' : `rank ${first.rank}`);
+}
+
+/**
+ * A warning explains the failure only when it comes from a failing process: once exceptions were
+ * raised and none of them in the warning's process, it ranks below them. `failing` holds the
+ * processes that raised; `added` are the candidates of the frame just weighed. Incremental, so a
+ * log repeating a warning thousands of times stays linear.
+ */
+export function tieWarnings(all: readonly Candidate[], added: readonly Candidate[], failing: Set<string>): void {
+  const grown: string[] = [];
+  for (const candidate of added) {
+    if (!candidate.exception || candidate.superseded || candidate.tier > TIER.exception) continue;
+    const process = processOf(candidate);
+    if (!failing.has(process)) grown.push(process);
+    failing.add(process);
+  }
+  const isWarning = (c: Candidate): boolean => !c.exception && (c.tier === TIER.warning || c.tier === TIER.untiedWarning);
+  const judge = (c: Candidate): void => {
+    c.tier = failing.has(processOf(c)) ? TIER.warning : TIER.untiedWarning;
+  };
+  if (failing.size === 0) return;
+  // The first failing process (or a new one) changes what every earlier warning is tied to.
+  const warnings = grown.length > 0 ? all : added;
+  for (const candidate of warnings) if (isWarning(candidate)) judge(candidate);
 }
 
 /** The best candidate: lowest tier, then earliest; superseded exceptions only if nothing else. */

@@ -1,5 +1,6 @@
 /** Everything the classifier knows about the current run of the server. Reset when a new run starts. */
 import type { Evidence, LogLine, ProgressInfo, Verdict } from './events.js';
+import type { InferenceInput } from './infer-cause.js';
 import type { Candidate } from './root-cause.js';
 import { TracebackTracker } from './traceback.js';
 import type { Stage } from './vocabulary.js';
@@ -31,7 +32,22 @@ export interface RunState {
   /** The last wrapper that carried a cause: a traceback it opens explains it. */
   lastSymptom: { candidate: Candidate; lineNo: number; used?: boolean } | undefined;
   /** Frames still to attach to the last candidate (an exception message wrapped over lines). */
-  continuation: { candidate: Candidate; left: number } | undefined;
+  continuation:
+    | {
+        candidate: Candidate;
+        left: number;
+        /** Who logged the exception line (undefined: printed raw); its continuation lines are logged alike. */
+        logger: string | undefined;
+        /** Words read so far, for an exception the inference tables may still name. */
+        reinfer?: { input: InferenceInput; text: string };
+      }
+    | undefined;
+  /** The last few error-level native lines (glog E/F) no rule claimed: the words of an opaque exception. */
+  nativeErrors: Evidence[];
+  /** Processes that raised an exception: a warning from another one does not explain the failure. */
+  failingProcesses: Set<string>;
+  /** A failure rule, an exception or a wrapper was seen (warnings aside): a bare `Killed` is not alone. */
+  somethingWrong: boolean;
 }
 
 export function newRun(): RunState {
@@ -55,5 +71,8 @@ export function newRun(): RunState {
     lastGenericIndex: undefined,
     continuation: undefined,
     lastSymptom: undefined,
+    nativeErrors: [],
+    failingProcesses: new Set(),
+    somethingWrong: false,
   };
 }

@@ -14,6 +14,10 @@ export interface TracebackException {
   uncaught: boolean;
   /** `handling`: raised while handling an earlier exception, so it supersedes that one. */
   chained?: 'handling' | 'cause';
+  /** The exception's class as printed (`torch.OutOfMemoryError`). */
+  className: string;
+  /** What follows the class and its colon (empty for a bare `AssertionError`). */
+  message: string;
   /** The file of the innermost frame (where it was raised). */
   frameFile?: string;
   /** Every frame file of the traceback, outermost first. */
@@ -118,7 +122,7 @@ export class TracebackTracker {
     if (!match || !looksLikeExceptionName(match[1]!)) return undefined;
     this.inside = false;
     const evidence = match[2] === undefined && this.lastCode !== '' ? [this.lastCode, frame.text] : [frame.text];
-    return { text: frame.text, evidence, uncaught: this.uncaught, chained: this.chained, frameFile: this.lastFile || undefined, frameFiles: this.files };
+    return { text: frame.text, className: match[1]!, message: match[2] ?? '', evidence, uncaught: this.uncaught, chained: this.chained, frameFile: this.lastFile || undefined, frameFiles: this.files };
   }
 }
 

@@ -1,6 +1,6 @@
 /** Builds the verdict that ends a run, from what the run state knows at that moment. */
 import type { Budget, LogLine, Verdict } from './events.js';
-import { bestCandidate } from './root-cause.js';
+import { bestCandidate, TIER } from './root-cause.js';
 import type { RunState } from './run-state.js';
 import type { VerdictKind } from './vocabulary.js';
 
@@ -17,8 +17,8 @@ export function readyVerdict(run: RunState, at: number, line: LogLine): Verdict 
 
 export function failedVerdict(run: RunState, at: number, line?: LogLine): Verdict {
   const best = bestCandidate(run.candidates);
-  // Tier 4: nothing but a wrapper saying the start is dead; its cause was printed before the part read.
-  const elsewhere = best?.tier === 4;
+  // Nothing but a wrapper saying the start is dead: its cause was printed before the part read.
+  const elsewhere = best?.tier === TIER.wrapper;
   const reason = elsewhere ? 'the root cause is not in the input: only a wrapper saying the start failed' : best ? `root cause: ${best.message}` : 'the server reported a fatal error';
   const verdict = settle(run, 'failed', at, reason);
   if (elsewhere) verdict.causeElsewhere = true;

@@ -6,12 +6,11 @@ import type { ClassifierEvent, Evidence, LogLine } from './events.js';
 import type { FrameMatch } from './match-frame.js';
 import type { CompiledFailure, CompiledPack } from './pack-types.js';
 import type { ParsedFrame } from './parse-line.js';
-import { bestCandidate, fromException, fromRule, type Candidate } from './root-cause.js';
+import { continueMessage, isNativeError, readNativeLinesBefore, rememberNativeError, startContinuation } from './exception-words.js';
+import { inferCause, isOpaque, symptomClass, type InferenceInput } from './infer-cause.js';
+import { applyInference, bestCandidate, fromException, fromRule, TIER, tieWarnings, type Candidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
 import type { TracebackException } from './traceback.js';
-
-/** Lines after an exception that may continue its message (wrapped text, pydantic details). */
-const CONTINUATION_LINES = 3;
 
 export interface Weighing {
   run: RunState;
@@ -30,21 +29,29 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   let wrapper: Candidate | undefined;
   let fatal = false;
   let final = false;
+  // Nothing went wrong before this line: no failure rule, exception or wrapper (warnings aside).
+  const firstInRun = !run.somethingWrong;
+  const before = run.candidates.length;
+  // On a line a specific rule names, a catch-all rule (`fallback`) says nothing more.
+  const specific = match.failures.some((hit) => hit.rule.role === 'cause' && !hit.rule.fallback);
   for (const hit of match.failures) {
+    if (specific && hit.rule.fallback) continue;
     const candidate = fromRule(hit.rule, hit.groups, [evidence], w.nextSeq());
     run.candidates.push(candidate);
     if (hit.rule.role === 'cause') {
       namedCause ??= candidate;
     } else {
       run.symptoms.push(evidence);
-      if (candidate.tier === 2) run.lastSymptom = { candidate, lineNo: line.lineNo };
-      if (candidate.tier === 4) wrapper ??= candidate;
+      if (hit.rule.causeWhenFirst && firstInRun) namedAlone(candidate, hit.rule.causeWhenFirst);
+      if (candidate.tier === TIER.wrapperWithCause) run.lastSymptom = { candidate, lineNo: line.lineNo };
+      if (candidate.tier === TIER.wrapper) wrapper ??= candidate;
     }
     fatal ||= hit.rule.fatal;
     final ||= hit.rule.final;
     if (!hit.rule.fatal) events.push({ type: 'warning', at: line.at, line, rule: hit.rule.id, message: candidate.message, cause: hit.rule.cause });
   }
-  continueMessage(run, match, evidence);
+  continueMessage({ run, tables: w.pack.inference, match, evidence });
+  if (match.failures.length === 0 && isNativeError(match.frame)) rememberNativeError(run, evidence);
   const exception = match.benign ? undefined : raised;
   if (exception) {
     const lines = exception.evidence.map((text) => (text === match.frame.text ? evidence : { ...evidence, text }));
@@ -56,12 +63,24 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
         fatal ||= byFrame.fatal;
       }
     }
-    if (namedCause) namedCause.evidence = lines;
-    // An exception that is itself the wrapper (`RuntimeError: Engine core initialization failed.
-    // See root cause above`) is no unknown cause: it stays the wrapper it says it is.
-    else if (wrapper) wrapper.evidence = lines;
-    else addUnnamedException(w, exception, lines);
+    if (namedCause) {
+      namedCause.evidence = lines;
+      namedCause.exception = true;
+      joinNativeReport(run, namedCause);
+    } else if (wrapper && !inferCause(w.pack.inference, { className: exception.className, words: exception.message, frameFile: exception.frameFile })) {
+      // An exception that is itself the wrapper (`RuntimeError: Engine core initialization failed.
+      // See root cause above`) is no unknown cause: it stays the wrapper it says it is, unless
+      // its own words name a cause (`Capture cuda graph failed: CUDA out of memory`).
+      wrapper.evidence = lines;
+    } else {
+      addUnnamedException(w, exception, lines, match.frame);
+    }
     if (exception.uncaught) run.uncaught ??= { at: line.at, line };
+  }
+  if (run.candidates.length > before) {
+    const added = run.candidates.slice(before);
+    tieWarnings(run.candidates, added, run.failingProcesses);
+    run.somethingWrong ||= added.some((c) => c.tier !== TIER.warning && c.tier !== TIER.untiedWarning);
   }
   if (fatal) {
     run.pendingReady = undefined; // a held ready line is retracted
@@ -71,16 +90,44 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   return events;
 }
 
+/** A wrapper with nothing wrong before it (a bare `Killed`): the death itself is the evidence. */
+function namedAlone(candidate: Candidate, cause: Candidate['cause']): void {
+  candidate.tier = TIER.wrapperWithCause;
+  candidate.cause = cause;
+  candidate.message = `${candidate.message}, with no error before it`;
+}
+
+/**
+ * A native line explained the failure first (an NCCL WARN: not fatal by itself) and the Python
+ * exception it led to names the same cause: the last such line before the traceback is reported
+ * with the exception.
+ */
+function joinNativeReport(run: RunState, named: Candidate): void {
+  const start = run.tracebacks.startLine;
+  const native = run.candidates.findLast(
+    (c) => c !== named && !c.exception && (c.tier === TIER.warning || c.tier === TIER.untiedWarning) && c.cause === named.cause && (c.evidence[0]?.lineNo ?? start) < start,
+  );
+  if (native?.evidence[0]) named.evidence.push(native.evidence[0]);
+}
+
 /** A fatal blow was seen and the best candidate names its cause outright: nothing later can beat it. */
 export function failureIsSettled(run: RunState): boolean {
   if (!run.failing) return false;
   return bestCandidate(run.candidates)?.tier === 0;
 }
 
-function addUnnamedException(w: Weighing, exception: TracebackException, lines: Evidence[]): void {
+function addUnnamedException(w: Weighing, exception: TracebackException, lines: Evidence[], frame: ParsedFrame): void {
   const { run } = w;
   if (exception.chained === 'handling' && run.lastGenericIndex !== undefined) run.candidates[run.lastGenericIndex]!.superseded = true;
   const generic = fromException(exception.text, lines, w.nextSeq());
+  const input: InferenceInput = { className: exception.className, words: exception.message, frameFile: exception.frameFile };
+  const inferred = inferCause(w.pack.inference, input);
+  if (inferred) applyInference(generic, inferred, exception.text);
+  const peerDeath = inferred ? undefined : symptomClass(w.pack.inference, exception.className);
+  if (peerDeath) {
+    generic.tier = TIER.peerDeath;
+    generic.peerDeath = peerDeath.id;
+  }
   // `raise X from cause`: the earlier exception is the cause, this one wraps it.
   if (exception.chained === 'cause' && run.lastGenericIndex !== undefined) generic.superseded = true;
   // A wrapper that introduced this traceback ("warmup error: Traceback ...") names the cause;
@@ -90,23 +137,17 @@ function addUnnamedException(w: Weighing, exception: TracebackException, lines: 
   if (opener && !opener.used && opener.lineNo >= start - 1 && opener.lineNo <= start) {
     opener.used = true;
     opener.candidate.superseded = true;
-    generic.tier = opener.candidate.tier;
+    generic.tier = TIER.inferred;
     generic.cause = opener.candidate.cause;
     generic.ruleId = opener.candidate.ruleId;
     generic.message = `${opener.candidate.message}: ${exception.text.trim().slice(0, 200)}`;
     generic.hint = opener.candidate.hint;
   }
   run.lastGenericIndex = run.candidates.push(generic) - 1;
-  run.continuation = { candidate: generic, left: CONTINUATION_LINES };
-}
-
-/** An exception message wrapped over the next few raw lines belongs to its evidence. */
-function continueMessage(run: RunState, match: FrameMatch, evidence: Evidence): void {
-  if (match.failures.length === 0 && run.continuation && !match.frame.logged && run.continuation.left-- > 0) {
-    run.continuation.candidate.evidence.push(evidence);
-  } else {
-    run.continuation = undefined;
-  }
+  // Words on the lines that continue the message may still name the cause (if the opener did not).
+  const reinfer = generic.tier === TIER.exception || inferred ? { input, text: exception.text } : undefined;
+  startContinuation({ run, candidate: generic, frame, reinfer });
+  if (isOpaque(exception.message)) readNativeLinesBefore({ run, tables: w.pack.inference, candidate: generic, startLine: run.tracebacks.startLine });
 }
 
 function raisedIn(rule: CompiledFailure, exception: TracebackException): boolean {

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compilePack, RuleCompileError } from '../core/compile-pack.js';
+import { compilePack, RuleCompileError, type CompileOptions } from '../core/compile-pack.js';
 import type { CompiledPack, PackSource } from '../core/pack-types.js';
 import { PackError, type Diagnostic } from './diagnostic.js';
 import { guardBacktracking } from './backtracking-guard.js';
@@ -84,21 +84,29 @@ export function readPackWithIncludes(file: string, display: (file: string) => st
   return { files, diagnostics };
 }
 
+export interface LoadOptions {
+  rulesDir?: string;
+  /** Leave out the failure rules that name a cause (see `CompileOptions.withoutCauseRules`). */
+  withoutCauseRules?: CompileOptions['withoutCauseRules'];
+}
+
 /** Loads and compiles a pack by name or path; throws PackError with located diagnostics. */
-export function loadPack(ref: string, rulesDir?: string): CompiledPack {
-  const file = resolvePackRef(ref, rulesDir);
+export function loadPack(ref: string, loadOptions: LoadOptions | string = {}): CompiledPack {
+  // A string is the rules directory (the signature before LoadOptions existed).
+  const options = typeof loadOptions === 'string' ? { rulesDir: loadOptions } : loadOptions;
+  const file = resolvePackRef(ref, options.rulesDir);
   // A shipped pack unchanged since the build was parsed and checked then: compile it at once.
   const checked = precompiledSources(file);
-  if (checked) return compilePack(checked, patternAnalysis());
+  if (checked) return compilePack(checked, { ...patternAnalysis(), withoutCauseRules: options.withoutCauseRules });
   const { files, diagnostics } = readPackWithIncludes(file);
   if (diagnostics.length > 0) throw new PackError(diagnostics);
   const foreign = files.filter((f) => dirname(f.file) !== shippedRulesDir());
-  return guardBacktracking(foreign, compileFiles(files));
+  return guardBacktracking(foreign, compileFiles(files, options.withoutCauseRules));
 }
 
-export function compileFiles(files: PackFile[]): CompiledPack {
+export function compileFiles(files: PackFile[], withoutCauseRules?: CompileOptions['withoutCauseRules']): CompiledPack {
   try {
-    return compilePack(files.map((f) => f.data), patternAnalysis());
+    return compilePack(files.map((f) => f.data), { ...patternAnalysis(), withoutCauseRules });
   } catch (error) {
     if (error instanceof RuleCompileError) throw new PackError([locateCompileError(files, error)]);
     throw error;

@@ -28,7 +28,10 @@ const LISTS = [
   ['failures', 'failure'],
 ] as const;
 
-/** Rules in file order of their lists: detect, prefixes, stages, then the rest. */
+const INFERENCE_TABLES = ['words', 'classes', 'packages', 'fallback_words', 'remedies', 'symptoms'] as const;
+const TABLE_KIND = { words: 'inference', classes: 'inference', packages: 'inference', fallback_words: 'inference', remedies: 'remedy', symptoms: 'symptom' } as const;
+
+/** Rules in file order of their lists: detect, prefixes, stages, then the rest, then the inference tables. */
 export function packRules(pack: PackSource): RuleEntry[] {
   const entries: RuleEntry[] = [];
   const [detect, prefixes, ...rest] = LISTS;
@@ -40,6 +43,10 @@ export function packRules(pack: PackSource): RuleEntry[] {
   });
   for (const [list, kind] of rest) {
     (pack[list] ?? []).forEach((rule, index) => entries.push({ kind, path: [list, index], rule }));
+  }
+  for (const table of INFERENCE_TABLES) {
+    const kind = TABLE_KIND[table];
+    (pack.inference?.[table] ?? []).forEach((rule, index) => entries.push({ kind, path: ['inference', table, index], rule }));
   }
   return entries;
 }

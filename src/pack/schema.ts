@@ -27,6 +27,11 @@ function rule(extra: Record<string, unknown> = {}, required: string[] = []): Rec
   };
 }
 
+function inferenceEntry(what: string): Record<string, unknown> {
+  const entry = rule({ cause: { enum: [...CAUSES] }, message: { type: 'string', minLength: 1 }, hint: { type: 'string', minLength: 1 } }, ['cause', 'message', 'hint', 'source']);
+  return { ...entry, description: `${what} \`source\` names the catalog section it comes from.` };
+}
+
 export const packSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: 'https://spinup.dev/pack.schema.json',
@@ -84,11 +89,26 @@ export const packSchema = {
           final: { type: 'boolean' },
           in_frame: { type: 'string', minLength: 1, description: 'Only for a traceback whose innermost frame file matches this.' },
           in_traceback: { type: 'string', minLength: 1, description: 'Only for a traceback with any frame file matching this.' },
+          fallback: { type: 'boolean', description: 'A catch-all: on a line a specific rule also names, the specific rule wins.' },
+          cause_when_first: { enum: [...CAUSES], description: 'For a wrapper: the cause it names when nothing went wrong before it (a bare `Killed`).' },
           message: { type: 'string', minLength: 1 },
           hint: { type: 'string', minLength: 1 },
         },
         ['cause', 'message', 'hint'],
       ),
+    },
+    inference: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The cause-inference layer: causes for exceptions no failure rule names (below rules, above a plain crash).',
+      properties: {
+        words: { type: 'array', items: inferenceEntry('Matched against the exception line and its continuation lines.') },
+        fallback_words: { type: 'array', items: inferenceEntry('Words so common that the class and the package are asked first; matched like `words`.') },
+        classes: { type: 'array', items: inferenceEntry('Matched against the class name of the exception (`torch.OutOfMemoryError`).') },
+        packages: { type: 'array', items: inferenceEntry('Matched against the file of the innermost traceback frame.') },
+        remedies: { type: 'array', items: rule({}, ['source']), description: 'Generic advice a server prints after an exception: not the words of the exception.' },
+        symptoms: { type: 'array', items: rule({}, ['source']), description: 'Classes of exceptions that only report another process dying (a launcher EOFError): ranked below a wrapper that names the cause.' },
+      },
     },
   },
 } as const;

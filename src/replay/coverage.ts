@@ -129,6 +129,8 @@ export interface MeasureOptions {
   packs: readonly CompiledPack[];
   /** The refs the packs were loaded from (default: the shipped families). */
   packRefs?: readonly string[];
+  /** The same packs compiled with `withoutCauseRules: 'all'`: what exercises the inference tables. */
+  inferencePacks?: readonly CompiledPack[];
   cwd: string;
 }
 
@@ -139,12 +141,30 @@ export function measureCoverage(options: MeasureOptions): CoverageReport {
     return shown.startsWith('..') || isAbsolute(shown) ? file : shown;
   };
   const files = (options.packRefs ?? FAMILIES).flatMap((ref) => readPackWithIncludes(resolvePackRef(ref), display).files);
-  const fixtures = options.pairs.map((pair) => {
+  const trace = (pair: FixturePair, packs: readonly CompiledPack[]): LogTrace => {
     const expected = readExpectation(pair.expect);
-    const trace = traceLog(readFileSync(pair.log, 'utf8'), { packs: options.packs, family: expected.family, thenIdleMs: expected.thenIdleMs });
-    return fixtureCoverage(fixtureName(pair.log), trace);
-  });
+    return traceLog(readFileSync(pair.log, 'utf8'), { packs, family: expected.family, thenIdleMs: expected.thenIdleMs });
+  };
+  const fixtures = options.pairs.map((pair) => fixtureCoverage(fixtureName(pair.log), trace(pair, options.packs)));
+  // The inference tables speak only for exceptions no rule names. Replayed once more with the
+  // rules that name causes left out (the generalisation check), every exception is theirs.
+  if (options.inferencePacks) {
+    for (const [index, pair] of options.pairs.entries()) {
+      const inferred = fixtureCoverage(fixtureName(pair.log), trace(pair, options.inferencePacks));
+      for (const id of inferred.exercised) if (INFERENCE_KINDS.has(kindOf(options.inferencePacks, id))) fixtures[index]!.exercised.add(id);
+    }
+  }
   return coverageReport(ruleInfos(files), fixtures);
+}
+
+const INFERENCE_KINDS = new Set<RuleKind | undefined>(['inference', 'remedy', 'symptom']);
+
+function kindOf(packs: readonly CompiledPack[], id: string): RuleKind | undefined {
+  for (const pack of packs) {
+    const rule = pack.allRules.find((r) => r.id === id);
+    if (rule) return rule.kind;
+  }
+  return undefined;
 }
 
 /** `sglang/04-rocm-glm5-tp8-hip-oom-load`: how `fixtures:` entries and the replay table name a fixture. */

@@ -1,11 +1,13 @@
 /** What each traced frame meant, rule by rule: the annotations of `explain` and the hits of `--coverage`. */
 import type { ClassifierEvent } from '../core/events.js';
 import type { Groups } from '../core/match-frame.js';
-import type { CompiledPack } from '../core/pack-types.js';
+import type { CompiledInference, CompiledPack, InferenceTable } from '../core/pack-types.js';
 import { GENERIC_EXCEPTION_RULE } from '../core/root-cause.js';
 import type { FrameTrace, LineTrace } from './explain-driver.js';
 
-export type HitKind = 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure' | 'exception';
+export type HitKind = 'stage' | 'progress' | 'ready' | 'heartbeat' | 'benign' | 'failure' | 'exception' | 'inference' | 'remedy' | 'symptom';
+
+const READS: Record<InferenceTable, string> = { words: 'its words', classes: 'its class', packages: 'the package it was raised in', fallback_words: 'its words (after class and package)' };
 
 export interface FrameHit {
   kind: HitKind;
@@ -45,7 +47,12 @@ export function frameHits(frame: FrameTrace, pack: CompiledPack, lineEvents: rea
   for (const candidate of frame.candidates) {
     if (named.has(candidate.ruleId)) continue;
     const byFrame = pack.frameFailures.find((rule) => rule.id === candidate.ruleId);
-    if (byFrame) {
+    const inferred = inferenceEntry(pack, candidate.ruleId);
+    if (candidate.peerDeath) {
+      hits.push({ kind: 'symptom', rule: candidate.peerDeath, detail: 'only reports another process dying: ranked below wrappers that name a cause', groups: {} });
+    } else if (inferred) {
+      hits.push({ kind: 'inference', rule: inferred.id, detail: `${inferred.cause}, inferred from ${READS[inferred.table]}`, groups: {} });
+    } else if (byFrame) {
       hits.push({ kind: 'failure', rule: byFrame.id, detail: `${failureDetail(byFrame.cause, byFrame.role, byFrame.fatal)}, by the frame that raised it`, groups: {} });
     } else if (frame.role === 'exception') {
       const detail = candidate.ruleId === GENERIC_EXCEPTION_RULE ? 'no rule names it' : `named by ${candidate.ruleId}, the line that opened the traceback`;
@@ -53,7 +60,16 @@ export function frameHits(frame: FrameTrace, pack: CompiledPack, lineEvents: rea
     }
     named.add(candidate.ruleId);
   }
+  if (frame.role !== 'code') {
+    const remedy = pack.inference.remedies.find((rule) => rule.regex.test(match.frame.body));
+    if (remedy) hits.push({ kind: 'remedy', rule: remedy.id, detail: 'generic advice, not the exception\'s words', groups: {} });
+  }
   return hits;
+}
+
+function inferenceEntry(pack: CompiledPack, id: string): CompiledInference | undefined {
+  const { words, classes, packages, fallback_words } = pack.inference;
+  return [...words, ...classes, ...packages, ...fallback_words].find((e) => e.id === id);
 }
 
 function failureDetail(cause: string, role: string, fatal: boolean): string {

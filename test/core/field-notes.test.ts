@@ -314,11 +314,23 @@ const traps: Trap[] = [
     stage: 'distributed_init',
   },
   {
-    name: "the server's own hang report (shm broadcast) repeated",
+    name: 'the shm broadcast heartbeat of a long compile, repeated within the budget, is not a stall',
     family: 'vllm',
     lines: [
       ...vllmHealthyStart().slice(0, 13),
-      ...[1, 2, 3, 4, 5].map((m) => vl(`12:0${m}:00`, 'No available shared memory broadcast block found in 60 second. This typically happens when some processes are hanging.', { level: 'WARNING' })),
+      ...[1, 2, 3, 4, 5, 6, 7].map((m) => vl(`12:0${m}:00`, 'No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation).', { level: 'WARNING' })),
+    ],
+    verdict: 'incomplete',
+    stage: 'cuda_graph',
+  },
+  {
+    name: 'the shm broadcast heartbeat repeated past the stage budget: a hang',
+    family: 'vllm',
+    lines: [
+      ...vllmHealthyStart().slice(0, 13),
+      ...Array.from({ length: 90 }, (_, i) => i + 1).map((m) =>
+        vl(`${String(12 + Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}:00`, 'No available shared memory broadcast block found in 60 seconds.', { level: 'WARNING' }),
+      ),
     ],
     verdict: 'stalled',
     stage: 'cuda_graph',

@@ -11,7 +11,7 @@ const packs = loadPacks();
 
 describe('captured fixtures', () => {
   it('are all there', () => {
-    expect(pairs.length).toBeGreaterThanOrEqual(98);
+    expect(pairs.length).toBeGreaterThanOrEqual(158);
   });
 
   it.for(pairs.map((pair) => ({ ...pair, name: `${basename(dirname(pair.log))}/${basename(pair.log, '.log')}` })))('$name', (pair) => {

@@ -22,7 +22,8 @@ export const explainHelp = `Usage: spinup explain [options] FILE
 
 Replays one log on its own timestamps and shows how spinup read it: every line a rule
 matched, annotated with the rule id, its kind (stage, progress, ready, heartbeat, benign,
-failure; 'exception' for a traceback no rule names) and the captured groups; the stage
+failure; 'inference' for an exception whose cause the inference tables name, 'exception'
+for one nothing names, 'remedy' for generic advice) and the captured groups; the stage
 timeline with durations; then the verdict and the reasoning behind it (the line that
 decided it, the lines set aside as symptoms or benign, the ranked root-cause candidates).
 For a fixture (NAME.log beside NAME.expect.yaml) the family and then_idle come from the

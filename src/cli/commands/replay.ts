@@ -117,7 +117,8 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
     const { coverageJson, formatCoverage } = await import('../format/coverage-text.js');
     // The node logs of a group are exercised like any log (with the group's expectation).
     const nodePairs = groups.flatMap((group) => group.nodes.map((node) => ({ log: node.log, expect: group.expect })));
-    const report = measureCoverage({ pairs: [...pairs, ...nodePairs], packs, packRefs: values.pack, cwd: io.cwd });
+    const inferencePacks = loadPacks(values.pack, { withoutCauseRules: 'all' });
+    const report = measureCoverage({ pairs: [...pairs, ...nodePairs], packs, packRefs: values.pack, inferencePacks, cwd: io.cwd });
     if (format === 'json') for (const object of coverageJson(report)) write(io.stdout, `${JSON.stringify(object)}\n`);
     else write(io.stdout, formatCoverage(report, { color: useColor(io) }));
   }

@@ -13,10 +13,13 @@ const MAX_LISTED = 10;
 
 export const TIER_MEANING: Record<Tier, string> = {
   0: 'a fatal rule naming the cause',
-  1: 'a warning rule naming a cause',
-  2: 'a wrapper that carries a cause',
+  1: 'a warning rule naming a cause, from the failing process',
+  2: 'an exception whose cause the inference tables name',
   3: 'an exception no rule names',
-  4: 'a wrapper that only says the start is dead',
+  4: 'a warning from another process than the failing one',
+  5: 'a wrapper that carries a cause',
+  6: 'an exception that only reports another process dying',
+  7: 'a wrapper that only says the start is dead',
 };
 
 /** Candidates best first, the way the classifier chooses: not superseded, lowest tier, earliest. */

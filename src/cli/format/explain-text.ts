@@ -81,6 +81,9 @@ const KIND_COLOR: Record<HitKind, keyof Colors> = {
   benign: 'green',
   failure: 'red',
   exception: 'magenta',
+  inference: 'magenta',
+  remedy: 'dim',
+  symptom: 'dim',
 };
 
 function formatHit(hit: FrameHit, c: Colors): string {
