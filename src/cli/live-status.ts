@@ -4,6 +4,7 @@
  * and the unix socket) and the state file `status` and `attach` find it by.
  */
 import { hostname, tmpdir } from 'node:os';
+import { wallDate } from '../io/wall-clock.js';
 import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
 import { ensureRunsDir, newRunId, runsDir, socketPathFor, writeRunFile, RUN_SCHEMA, type RunFile } from '../serve/run-files.js';
@@ -80,7 +81,7 @@ export class LiveStatus implements EventSink {
   async close(exitCode?: number): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.run) {
-      this.run.ended_at = new Date().toISOString();
+      this.run.ended_at = wallDate().toISOString();
       if (exitCode !== undefined) this.run.exit_code = exitCode;
       this.writeState(true);
     }
@@ -90,7 +91,7 @@ export class LiveStatus implements EventSink {
   private async openState(): Promise<void> {
     const dir = runsDir(this.options.io.env);
     if (dir === undefined) return;
-    const now = new Date();
+    const now = wallDate();
     const id = newRunId(now, process.pid);
     try {
       ensureRunsDir(dir);
@@ -117,7 +118,7 @@ export class LiveStatus implements EventSink {
     if (!this.run || !this.dir) return;
     if (!force && this.written === this.model.changes) return;
     this.written = this.model.changes;
-    this.run.updated_at = new Date().toISOString();
+    this.run.updated_at = wallDate().toISOString();
     this.run.status = this.model.snapshot();
     try {
       writeRunFile(this.dir, this.run);

@@ -18,6 +18,25 @@ import { failureIsSettled, weighFailures, type Weighing } from './weigh-failures
 export interface ClassifierOptions extends BudgetOptions {
   /** Quiet time after an uncaught Python exception before the start is called failed. */
   uncaughtSettleMs?: number;
+  /** Sees each matched frame once it is applied (`explain`); the classification is unchanged. */
+  observer?: FrameObserver;
+}
+
+/** What one applied frame did: the run before and after it (a new one after a restart), and its events. */
+export interface FrameReport {
+  match: FrameMatch;
+  now: number;
+  lineNo: number;
+  before: Readonly<RunState>;
+  after: Readonly<RunState>;
+  /** How many root-cause candidates the run before held when the frame came in. */
+  candidatesBefore: number;
+  hadVerdict: boolean;
+  events: readonly ClassifierEvent[];
+}
+
+export interface FrameObserver {
+  fed(report: FrameReport): void;
 }
 
 const DEFAULT_UNCAUGHT_SETTLE_MS = 30_000;
@@ -67,6 +86,17 @@ export class Classifier {
 
   /** Applies one matched frame at log or wall time `now`. */
   feedMatch(match: FrameMatch, now: number, lineNo: number): ClassifierEvent[] {
+    const observer = this.options.observer;
+    if (!observer) return this.apply(match, now, lineNo);
+    const before = this.run;
+    const candidatesBefore = before.candidates.length;
+    const hadVerdict = before.verdict !== undefined;
+    const events = this.apply(match, now, lineNo);
+    observer.fed({ match, now, lineNo, before, after: this.run, candidatesBefore, hadVerdict, events });
+    return events;
+  }
+
+  private apply(match: FrameMatch, now: number, lineNo: number): ClassifierEvent[] {
     this.lineNo = lineNo;
     const frame = match.frame;
     if (frame.body.trim() === '') return [];
@@ -75,7 +105,7 @@ export class Classifier {
     if (match.marker?.rule.restart && (run.progressed || run.verdict)) {
       this.run = newRun();
       const restart: ClassifierEvent = { type: 'restart', at: now, line, rule: match.marker.rule.id };
-      return [restart, ...this.feedMatch(match, now, lineNo)];
+      return [restart, ...this.apply(match, now, lineNo)];
     }
     run.startedAt ??= now;
     if (run.verdict) return this.afterVerdict(match, line);

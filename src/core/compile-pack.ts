@@ -109,6 +109,8 @@ function compileSources(sources: PackSource[], options: CompileOptions): Compile
     defaultBudgetMs: DEFAULT_BUDGET_MS,
     settleMs: DEFAULT_SETTLE_MS,
     allRules: [],
+    launch: [],
+    startFacts: [],
   };
 
   for (const source of sources) {
@@ -142,6 +144,12 @@ function compileSources(sources: PackSource[], options: CompileOptions): Compile
       pack.heartbeats.push({ ...base(rule, 'heartbeat', name), stallAfter: rule.stall_after });
     }
     for (const rule of source.benign ?? []) pack.benign.push(base(rule, 'benign', name));
+    // Not line rules: no prefilter gate, not in allRules.
+    const plain = (rule: RuleSource, kind: RuleKind): CompiledRule => ({ id: rule.id, kind, regex: compileRegex(rule.pattern, rule.ignore_case, { pack: name, id: rule.id }), description: rule.description, pack: name, order: -1 });
+    if (source === family) for (const rule of source.launch ?? []) pack.launch.push(plain(rule, 'launch'));
+    for (const rule of source.start_facts ?? []) {
+      pack.startFacts.push({ ...plain(rule, 'start_facts'), close: rule.close, model: rule.model, tp: rule.tp, tpDefault: rule.tp_default });
+    }
     for (const rule of source.failures ?? []) {
       const off = options.withoutCauseRules === 'all' || (options.withoutCauseRules === 'family' && source === family);
       if (off && !isBareWrapper(rule)) continue;

@@ -16,6 +16,7 @@ import type { ClassifierEvent, Verdict } from './events.js';
 import { guardFrames } from './line-guard.js';
 import type { CompiledPack } from './pack-types.js';
 import { Timeline } from './timeline.js';
+import { StartFactsReader } from './start-facts.js';
 
 export type SessionEvent = ClassifierEvent | { type: 'family'; family: string; detected: boolean; certain: boolean };
 
@@ -45,8 +46,11 @@ export class Session {
   private heldCount = 0;
   private firstHeldWall: number | undefined;
   private lastVerdict: Verdict | undefined;
+  /** The argument dumps of the packs in play: what a start's facts (model, TP) are read with. */
+  readonly startFactsReader: StartFactsReader;
 
   constructor(private readonly options: SessionOptions) {
+    this.startFactsReader = new StartFactsReader(options.packs);
     if (options.family !== undefined) {
       const pack = options.packs.find((p) => p.name === options.family);
       if (!pack) throw new Error(`no pack named ${options.family}`);

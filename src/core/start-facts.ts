@@ -19,22 +19,53 @@ export interface StartFacts {
 
 type Args = Map<string, string>;
 
-// Each dump names its keys its own way; the first key present wins.
-const DUMPS: { opener: RegExp; close?: string; model: string[]; tp: string[]; tpDefault?: number }[] = [
-  // SGLang: server_args=ServerArgs(model_path='...', tp_size=2, quantization=None, speculative_algorithm=...)
-  { opener: /\bServerArgs\(/, close: ')', model: ['model_path'], tp: ['tp_size'] },
-  // vLLM since 2025-05: non-default args: {'model': '...', 'tensor_parallel_size': 2} (absent = default)
-  { opener: /\bnon-default args: \{/, close: '}', model: ['model', 'model_tag'], tp: ['tensor_parallel_size'], tpDefault: 1 },
-  // vLLM until 2025-05: args: Namespace(model='...', tensor_parallel_size=2, ...)
-  { opener: /\bargs: Namespace\(/, close: ')', model: ['model_tag', 'model'], tp: ['tensor_parallel_size'] },
-  // vLLM engine: Initializing a V1 LLM engine (v0.8.3) with config: model='...', tensor_parallel_size=2, ...
-  { opener: /\bwith config: (?=model=)/, model: ['model'], tp: ['tensor_parallel_size'] },
-];
+/**
+ * One pack's argument dump (`start_facts`): where the list begins and which keys name the model
+ * and the tensor-parallel size. Each server names its keys its own way; the first key present wins.
+ */
+export interface FactDump {
+  id: string;
+  regex: RegExp;
+  close?: string;
+  model: string[];
+  tp: string[];
+  tpDefault?: number;
+}
+
+/** Reads start facts with the dumps of the packs in play (each dump once, in pack order). */
+export class StartFactsReader {
+  private readonly dumps: readonly FactDump[];
+  /** One test per line before the dumps are tried one by one: most lines are not dumps. */
+  private readonly gate: RegExp | undefined;
+
+  constructor(packs: readonly { startFacts: readonly FactDump[] }[]) {
+    const byId = new Map<string, FactDump>();
+    for (const pack of packs) for (const dump of pack.startFacts) if (!byId.has(dump.id)) byId.set(dump.id, dump);
+    this.dumps = [...byId.values()];
+    this.gate = joinedGate(this.dumps);
+  }
+
+  /** The facts one line states, or undefined when it is not an argument dump. */
+  read(line: string): StartFacts | undefined {
+    if (this.dumps.length === 0 || (this.gate && !this.gate.test(line))) return undefined;
+    return extractStartFacts(line, this.dumps);
+  }
+}
+
+function joinedGate(dumps: readonly FactDump[]): RegExp | undefined {
+  const flags = new Set(dumps.map((d) => d.regex.flags));
+  if (dumps.length < 2 || flags.size !== 1) return undefined;
+  try {
+    return new RegExp(dumps.map((d) => `(?:${d.regex.source})`).join('|'), [...flags][0]);
+  } catch {
+    return undefined; // the same group name in two dumps: try them one by one
+  }
+}
 
 /** The facts one line states, or undefined when it is not an argument dump. */
-export function extractStartFacts(line: string): StartFacts | undefined {
-  for (const dump of DUMPS) {
-    const found = dump.opener.exec(line);
+export function extractStartFacts(line: string, dumps: readonly FactDump[]): StartFacts | undefined {
+  for (const dump of dumps) {
+    const found = dump.regex.exec(line);
     if (!found) continue;
     const args = parseArgList(line, found.index + found[0].length, dump.close);
     const facts: StartFacts = {};

@@ -7,6 +7,7 @@
 import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { systemClock } from '../io/wall-clock.js';
 
 export interface LockOptions {
   /** How long to wait for a busy lock. */
@@ -27,7 +28,7 @@ export function acquireLock(path: string, options: LockOptions = {}): Lock {
   const waitMs = options.waitMs ?? 5_000;
   const staleMs = options.staleMs ?? 30_000;
   const token = `${process.pid}@${hostname()} ${randomBytes(6).toString('hex')}`;
-  const deadline = Date.now() + waitMs;
+  const deadline = systemClock.now() + waitMs;
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(path, 'wx', 0o644);
@@ -44,14 +45,14 @@ export function acquireLock(path: string, options: LockOptions = {}): Lock {
       takeOver(path, staleMs);
       continue;
     }
-    if (Date.now() >= deadline) return { held: false, release: () => {} };
+    if (systemClock.now() >= deadline) return { held: false, release: () => {} };
     Atomics.wait(sleeper, 0, 0, Math.min(50, 2 + attempt * 5));
   }
 }
 
 function isStale(path: string, staleMs: number): boolean {
   try {
-    if (Date.now() - statSync(path).mtimeMs > staleMs) return true;
+    if (systemClock.now() - statSync(path).mtimeMs > staleMs) return true;
     return holderIsGone(readFileSync(path, 'utf8'));
   } catch {
     return false; // gone already, or unreadable: just try again

@@ -10,7 +10,7 @@ import { budgetFor } from '../core/budgets.js';
 import type { Budget, Verdict } from '../core/events.js';
 import { stripAnsi } from '../core/line-guard.js';
 import { Session, type SessionEvent, type SessionOptions } from '../core/session.js';
-import { extractStartFacts, mergeFacts, type StartFacts } from '../core/start-facts.js';
+import { mergeFacts, type StartFacts } from '../core/start-facts.js';
 import type { Stage } from '../core/vocabulary.js';
 import { learnBudgets, type LearnedPlan, type StageExpectation } from './learn-budgets.js';
 import { StageClock } from './stage-clock.js';
@@ -48,10 +48,8 @@ export class TrackedSession extends Session {
 
   override push(raw: string, where: { lineNo?: number; wall?: number; live?: boolean } = {}): SessionEvent[] {
     const events = this.observe(super.push(raw, where));
-    if (raw.includes('args') || raw.includes('config: ')) {
-      const found = extractStartFacts(stripAnsi(raw));
-      if (found) this.facts = mergeFacts(this.facts, found);
-    }
+    const found = this.startFactsReader.read(stripAnsi(raw));
+    if (found) this.facts = mergeFacts(this.facts, found);
     if (this.pack?.name !== this.planFor?.family || this.facts !== this.planFor?.facts) this.relearn();
     return events;
   }

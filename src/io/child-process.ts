@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { SupervisedChild, type Child, type PipedProcess } from './supervised-child.js';
+import { SupervisedChild, type Child, type PipedProcess } from './supervise/supervised-child.js';
 
-export type { Child, ChildExit } from './supervised-child.js';
+export type { Child, ChildExit } from './supervise/supervised-child.js';
 export type { OutputChunk } from './output-queue.js';
 export type { StopReport } from './terminate-group.js';
 

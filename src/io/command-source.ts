@@ -10,8 +10,8 @@
  * - exit code 0: the input ended, like a closed pipe.
  */
 import { startChild, type Child, type ChildExit } from './child-process.js';
-import { exitSignal } from './supervise-exit.js';
-import { StreamMerger } from './supervise-merge.js';
+import { exitSignal } from './supervise/exit.js';
+import { StreamMerger } from './supervise/merge.js';
 import type { SourceItem } from './watch-loop.js';
 
 export const FIRST_BACKOFF_MS = 1_000;

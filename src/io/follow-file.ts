@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { Socket } from 'node:net';
 import { dirname } from 'node:path';
+import { systemClock } from './wall-clock.js';
 
 export type FollowNoticeType = 'waiting' | 'appeared' | 'rotated' | 'truncated' | 'deleted' | 'not-a-file' | 'unreadable';
 
@@ -158,7 +159,7 @@ class Follower {
       return false;
     }
     if (state !== 'other') {
-      if (state.problem === 'missing') this.#missingSince ??= Date.now();
+      if (state.problem === 'missing') this.#missingSince ??= systemClock.now();
       else this.#missingSince = undefined;
       yield* this.#report(state);
       return false;
@@ -204,7 +205,7 @@ class Follower {
 
   *#report(state: Problem): Generator<FollowItem> {
     const since = this.#missingSince;
-    if (state.problem === 'missing' && (since === undefined || Date.now() - since < DELETE_GRACE_MS)) return;
+    if (state.problem === 'missing' && (since === undefined || systemClock.now() - since < DELETE_GRACE_MS)) return;
     const notice = this.#notices.report(state.problem === 'missing' ? 'deleted' : state.problem, state.detail);
     if (notice) yield { kind: 'notice', notice };
   }

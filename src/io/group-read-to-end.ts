@@ -9,6 +9,7 @@ import type { Session } from '../core/session.js';
 import { withNodeFacts } from './node-facts-source.js';
 import { splitSrunLabels } from './srun-labels.js';
 import { runWatchLoop, type LoopResult, type SourceItem } from './watch-loop.js';
+import { systemClock } from './wall-clock.js';
 
 export async function readToEnd(options: GroupWatchOptions): Promise<GroupWatchResult> {
   const stop = new AbortController();
@@ -35,7 +36,7 @@ export async function readToEnd(options: GroupWatchOptions): Promise<GroupWatchR
     children,
     onDeath: (exit, startedAt) => {
       const entry = entries.find((e) => e.node === node);
-      if (entry) entry.lost = deathVerdict(entry.session, exit, Date.now() - startedAt);
+      if (entry) entry.lost = deathVerdict(entry.session, exit, (options.clock ?? systemClock).now() - startedAt);
     },
   });
   if (options.srun) {

@@ -15,6 +15,7 @@ import type { Session } from '../core/session.js';
 import { withNodeFacts } from './node-facts-source.js';
 import { splitSrunLabels } from './srun-labels.js';
 import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult, type SourceItem } from './watch-loop.js';
+import { systemClock, type WallClock } from './wall-clock.js';
 
 export type { NodeSource } from './node-sources.js';
 
@@ -23,6 +24,8 @@ export interface GroupWatchOptions extends OpenOptions {
   nodes: readonly { node: number; source: NodeSource }[];
   srun?: NodeSource;
   sessionFor: (node: number) => Session;
+  /** Wall time; default the system clock. */
+  clock?: WallClock;
   group: Omit<GroupOptions, 'nodes'>;
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -44,8 +47,9 @@ export function watchGroup(options: GroupWatchOptions): Promise<GroupWatchResult
 
 async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> {
   const stop = new AbortController();
-  const t0 = Date.now();
-  const now = (): number => Date.now() - t0;
+  const clock = options.clock ?? systemClock;
+  const t0 = clock.now();
+  const now = (): number => clock.now() - t0;
   const reducer = new GroupReducer({ ...options.group, nodes: options.nodes.map((n) => ({ node: n.node, kind: 'log' as const })) });
   const sessions = new Map<number, Session>();
   const hooksFor = (node: number): SourceHooks => ({
@@ -53,7 +57,7 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
     children,
     onDeath: (exit, startedAt) => {
       const session = sessions.get(node) ?? options.sessionFor(node);
-      emit(reducer.lost(node, deathVerdict(session, exit, Date.now() - startedAt), now()));
+      emit(reducer.lost(node, deathVerdict(session, exit, clock.now() - startedAt), now()));
     },
   });
   const children: Child[] = [];
@@ -87,7 +91,8 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
         (facts) => facts.nnodes !== undefined && emit(reducer.learnSize(facts.nnodes, now())),
       ),
       session,
-      wall: () => Date.now(),
+      wall: () => clock.now(),
+      clock,
       stopAtVerdict: true,
       liveAfterCatchUp: isFile,
       signal: stop.signal,

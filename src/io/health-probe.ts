@@ -1,3 +1,4 @@
+import { systemClock } from './wall-clock.js';
 /** One health check. `ok` means the endpoint answered HTTP 200. */
 export interface ProbeResult {
   ok: boolean;
@@ -5,7 +6,7 @@ export interface ProbeResult {
   status?: number;
   /** Why there was no response: `ECONNREFUSED ...`, `timeout after 2000 ms`, `aborted`... */
   error?: string;
-  /** `Date.now()` when the result was known. */
+  /** wall-clock time (ms) when the result was known. */
   at: number;
 }
 
@@ -31,10 +32,10 @@ export async function probeHealth(url: string, options: ProbeOptions): Promise<P
     const response = await fetch(url, { signal: controller.signal, redirect: 'manual' });
     // Drain the body so the connection is released rather than held until garbage collection.
     await response.arrayBuffer().catch(() => undefined);
-    return { ok: response.status === 200, status: response.status, at: Date.now() };
+    return { ok: response.status === 200, status: response.status, at: systemClock.now() };
   } catch (error) {
     const reason = timedOut ? `timeout after ${options.timeoutMs} ms` : describeFetchError(error);
-    return { ok: false, error: reason, at: Date.now() };
+    return { ok: false, error: reason, at: systemClock.now() };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', forward);

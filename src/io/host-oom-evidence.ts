@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { systemClock } from './wall-clock.js';
 
 export interface OomEvidenceOptions {
   /** A pid that died; kernel lines naming it are listed first. */
   pid?: number;
-  /** Ignore kernel log lines older than this `Date.now()` value (the child's start, typically). */
+  /** Ignore kernel log lines older than this wall-clock time (ms) value (the child's start, typically). */
   sinceMs?: number;
 }
 
@@ -70,7 +71,7 @@ function isRecent(line: string, sinceMs: number | undefined, bootMs: number | un
 
 async function bootTimeMs(): Promise<number | undefined> {
   const uptime = Number((await readFile('/proc/uptime', 'utf8').catch(() => '')).split(' ')[0]);
-  return Number.isFinite(uptime) && uptime > 0 ? Date.now() - uptime * 1000 : undefined;
+  return Number.isFinite(uptime) && uptime > 0 ? systemClock.now() - uptime * 1000 : undefined;
 }
 
 // dmesg may be missing, forbidden (dmesg_restrict) or slow; any of those just means no kernel evidence.

@@ -5,7 +5,7 @@ import type { Child, ChildExit } from './child-process.js';
 import { commandSource } from './command-source.js';
 import type { Session } from '../core/session.js';
 import { fileSource, followSource, streamSource } from './sources.js';
-import { exitVerdict } from './supervise-exit.js';
+import { exitVerdict } from './supervise/exit.js';
 import type { SourceItem } from './watch-loop.js';
 
 export type NodeSource = { kind: 'file'; path: string } | { kind: 'stdin' } | { kind: 'cmd'; command: string };

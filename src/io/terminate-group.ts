@@ -1,4 +1,5 @@
 import { listGroupMembers, ownProcessGroup } from './process-table.js';
+import { systemClock } from './wall-clock.js';
 
 /** What `stop` / `reapGroup` did. */
 export interface StopReport {
@@ -58,12 +59,12 @@ function liveMembers(options: TerminateGroupOptions): number[] {
 }
 
 async function waitUntilGone(options: TerminateGroupOptions, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = systemClock.now() + timeoutMs;
   let leaderDone = false;
   void options.leaderExited.then(() => (leaderDone = true));
   for (;;) {
     if (liveMembers(options).length === 0) return true;
-    const left = deadline - Date.now();
+    const left = deadline - systemClock.now();
     if (left <= 0) return false;
     const pause = sleep(Math.min(POLL_MS, left));
     await (leaderDone ? pause : Promise.race([pause, options.leaderExited]));

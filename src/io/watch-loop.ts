@@ -6,6 +6,7 @@ import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
 import { LineSplitter, type LineHandler, type SplitLine } from './line-splitter.js';
 import { QuietLines } from './quiet-lines.js';
+import { systemClock, type WallClock } from './wall-clock.js';
 
 export type SourceItem =
   | { kind: 'data'; chunk: Buffer }
@@ -20,8 +21,10 @@ export type LoopEnd = 'verdict' | 'ended' | 'timeout' | 'interrupted';
 export interface WatchLoopOptions {
   source: AsyncIterable<SourceItem>;
   session: Session;
-  /** Wall-clock time (ms); omitted = log time only (reading a finished file). */
+  /** Wall-clock time (ms) for the session; omitted = log time only (reading a finished file). */
   wall?: () => number;
+  /** The loop's own waits (a verdict settling, an earlier verdict standing); default the system clock. */
+  clock?: WallClock;
   /** Stop at the first verdict once live; false = read to the end (latest run wins). */
   stopAtVerdict: boolean;
   tickMs?: number;
@@ -80,9 +83,10 @@ export const EARLIER_VERDICT_WAIT_MS = 30_000;
 
 export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResult> {
   const { session, wall } = options;
+  const clock = options.clock ?? systemClock;
   const splitter = new LineSplitter({ maxLineBytes: options.maxLineBytes });
   const iterator = options.source[Symbol.asyncIterator]();
-  const timeoutFrom = Date.now();
+  const timeoutFrom = clock.now();
   let caughtUp = false;
   let settlingSince: number | undefined;
   // The last line of what was there at the start, and the verdict it gave (not the answer).
@@ -96,7 +100,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   const quiet = options.skipQuietLines === false ? undefined : new QuietLines(session);
   // A line read before its newline came (the writer went quiet mid-line): not read again as it was.
   let readEarly: SplitLine | undefined;
-  let lastDataAt = Date.now();
+  let lastDataAt = clock.now();
   const handler: LineHandler = {
     emit: (line) => {
       if (readEarly && line.lineNo === readEarly.lineNo && line.text === readEarly.text) return;
@@ -123,17 +127,17 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     const verdict = session.verdict;
     if (options.stopAtVerdict && caughtUp && verdict && verdict !== earlier && decidedBefore(verdict, backlogEnd)) {
       earlier = verdict;
-      earlierSince = Date.now();
+      earlierSince = clock.now();
       options.onEarlierVerdict?.(verdict);
     }
-    const stale = earlier !== undefined && verdict === earlier && Date.now() - earlierSince < (options.earlierVerdictWaitMs ?? EARLIER_VERDICT_WAIT_MS);
+    const stale = earlier !== undefined && verdict === earlier && clock.now() - earlierSince < (options.earlierVerdictWaitMs ?? EARLIER_VERDICT_WAIT_MS);
     // With a verdict in hand, only lines already on their way can change it (a newer run).
     const settling = options.stopAtVerdict && caughtUp && verdict !== undefined && !stale;
-    if (settling) settlingSince ??= Date.now();
+    if (settling) settlingSince ??= clock.now();
     else settlingSince = undefined;
-    if (settlingSince !== undefined && Date.now() - settlingSince > VERDICT_GRACE_MAX_MS) return finish('verdict');
+    if (settlingSince !== undefined && clock.now() - settlingSince > VERDICT_GRACE_MAX_MS) return finish('verdict');
     // Wall time in every mode: a finished file read on log time, an endless pipe, a FIFO.
-    const leftMs = options.timeoutMs === undefined ? undefined : options.timeoutMs - (Date.now() - timeoutFrom);
+    const leftMs = options.timeoutMs === undefined ? undefined : options.timeoutMs - (clock.now() - timeoutFrom);
     if (leftMs !== undefined && leftMs <= 0) {
       // A verdict found in the file still waiting for a newer run is better than no answer.
       return finish(settling || stale ? 'verdict' : 'timeout');
@@ -146,7 +150,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     if (winner === TICK && settling) return finish('verdict');
     if (winner === TICK) {
       // `tail -F` shows a line as soon as it is written, newline or not: after a short quiet, so do we.
-      const partial = Date.now() - lastDataAt >= PARTIAL_LINE_QUIET_MS ? splitter.pending() : undefined;
+      const partial = clock.now() - lastDataAt >= PARTIAL_LINE_QUIET_MS ? splitter.pending() : undefined;
       if (partial && !(readEarly && partial.lineNo === readEarly.lineNo && partial.text === readEarly.text)) {
         handler.emit(partial);
         readEarly = partial;
@@ -163,7 +167,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     }
     const item = arrived.value;
     if (item.kind === 'data') {
-      lastDataAt = Date.now();
+      lastDataAt = clock.now();
       splitter.forEachLine(item.chunk, handler);
     }
     else if (item.kind === 'flush') feed(splitter.end());

@@ -1,5 +1,5 @@
 /** Loads rule packs from YAML: parse with positions, check the schema, resolve includes, compile. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compilePack, RuleCompileError, type CompileOptions } from '../core/compile-pack.js';
@@ -8,10 +8,9 @@ import { PackError, type Diagnostic } from './diagnostic.js';
 import { guardBacktracking } from './backtracking-guard.js';
 import { checkSchema } from './schema-check.js';
 import { patternAnalysis, precompiledSources } from './precompiled-packs.js';
+import { findRulePath } from './pack-rules.js';
 import { parseYamlSource, positionOf, type YamlSource } from './yaml-source.js';
 
-/** The families spinup ships packs for. */
-export const FAMILIES = ['sglang', 'vllm'] as const;
 
 export interface PackFile {
   name: string;
@@ -23,6 +22,20 @@ export interface PackFile {
 /** `rules/` of this installation (next to `dist/` or `src/`). */
 export function shippedRulesDir(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'rules');
+}
+
+/**
+ * The families spinup ships packs for: each `rules/NAME.yaml` that declares stages (a shared
+ * pack such as `common` declares none). A new family is a new pack file; no code names it.
+ */
+export const FAMILIES: readonly string[] = shippedFamilies(shippedRulesDir());
+
+function shippedFamilies(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.yaml'))
+    .sort()
+    .filter((name) => /^stages:/m.test(readFileSync(join(dir, name), 'utf8')))
+    .map((name) => basename(name, '.yaml'));
 }
 
 /** `sglang` names a shipped pack; anything with a slash or `.yaml` is a path. */
@@ -120,19 +133,7 @@ function locateCompileError(files: PackFile[], error: RuleCompileError): Diagnos
   return { file: file.source.file, ...pos, severity: 'error', code: 'regex/syntax', message: `Rule ${error.ruleId}: ${error.detail}` };
 }
 
-/** Path of the rule with this id inside a pack (`['failures', 3]`). */
-export function findRulePath(pack: PackSource, ruleId: string): (string | number)[] | undefined {
-  const lists = ['detect', 'prefixes', 'progress', 'ready', 'heartbeats', 'benign', 'failures'] as const;
-  for (const list of lists) {
-    const index = (pack[list] ?? []).findIndex((rule) => rule.id === ruleId);
-    if (index >= 0) return [list, index];
-  }
-  for (const [s, stage] of (pack.stages ?? []).entries()) {
-    const index = stage.markers.findIndex((rule) => rule.id === ruleId);
-    if (index >= 0) return ['stages', s, 'markers', index];
-  }
-  return undefined;
-}
+export { findRulePath };
 
 function defaultDisplay(file: string): string {
   const rules = shippedRulesDir();

@@ -1,5 +1,6 @@
 /** Every rule of a pack source with where it sits, for lint and coverage (which read rules, not compiled regexes). */
 import type { FailureRuleSource, PackSource, ReadyRuleSource, RuleKind, RuleSource } from '../core/pack-types.js';
+import { RULE_KINDS } from '../core/rule-kinds.js';
 
 export interface RuleEntry {
   kind: RuleKind;
@@ -18,37 +19,29 @@ export interface PatternEntry {
   source: string;
 }
 
-const LISTS = [
-  ['detect', 'detect'],
-  ['prefixes', 'prefix'],
-  ['progress', 'progress'],
-  ['ready', 'ready'],
-  ['heartbeats', 'heartbeat'],
-  ['benign', 'benign'],
-  ['failures', 'failure'],
-] as const;
-
-const INFERENCE_TABLES = ['words', 'classes', 'packages', 'fallback_words', 'remedies', 'symptoms'] as const;
-const TABLE_KIND = { words: 'inference', classes: 'inference', packages: 'inference', fallback_words: 'inference', remedies: 'remedy', symptoms: 'symptom' } as const;
-
-/** Rules in file order of their lists: detect, prefixes, stages, then the rest, then the inference tables. */
+/** Rules in the order of the kinds (core/rule-kinds.ts): detect, prefixes, stages, the rest, the inference tables. */
 export function packRules(pack: PackSource): RuleEntry[] {
   const entries: RuleEntry[] = [];
-  const [detect, prefixes, ...rest] = LISTS;
-  for (const [list, kind] of [detect, prefixes]) {
-    (pack[list] ?? []).forEach((rule, index) => entries.push({ kind, path: [list, index], rule }));
-  }
-  (pack.stages ?? []).forEach((stage, s) => {
-    stage.markers.forEach((rule, index) => entries.push({ kind: 'stage', path: ['stages', s, 'markers', index], rule }));
-  });
-  for (const [list, kind] of rest) {
-    (pack[list] ?? []).forEach((rule, index) => entries.push({ kind, path: [list, index], rule }));
-  }
-  for (const table of INFERENCE_TABLES) {
-    const kind = TABLE_KIND[table];
-    (pack.inference?.[table] ?? []).forEach((rule, index) => entries.push({ kind, path: ['inference', table, index], rule }));
+  for (const entry of RULE_KINDS) {
+    const { kind, list } = entry;
+    if (list === 'stages') {
+      (pack.stages ?? []).forEach((stage, s) => {
+        stage.markers.forEach((rule, index) => entries.push({ kind, path: ['stages', s, 'markers', index], rule }));
+      });
+    } else if (list === 'inference') {
+      for (const table of 'tables' in entry ? entry.tables : []) {
+        (pack.inference?.[table] ?? []).forEach((rule: RuleSource, index: number) => entries.push({ kind, path: ['inference', table, index], rule }));
+      }
+    } else {
+      (pack[list] ?? []).forEach((rule: RuleSource, index: number) => entries.push({ kind, path: [list, index], rule }));
+    }
   }
   return entries;
+}
+
+/** Path of the rule with this id inside a pack (`['failures', 3]`). */
+export function findRulePath(pack: PackSource, ruleId: string): (string | number)[] | undefined {
+  return packRules(pack).find((entry) => entry.rule.id === ruleId)?.path;
 }
 
 export function rulePatterns(entry: RuleEntry): PatternEntry[] {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative } from 'node:path';
 import type { CompiledPack, PackSource, RuleKind } from '../core/pack-types.js';
 import { FAMILIES, readPackWithIncludes, resolvePackRef, type PackFile } from '../pack/load-pack.js';
+import { ruleKind } from '../core/rule-kinds.js';
 import { packRules } from '../pack/pack-rules.js';
 import { positionOf } from '../pack/yaml-source.js';
 import type { FixturePair } from './discover.js';
@@ -56,7 +57,8 @@ export function ruleInfos(files: readonly PackFile[]): RuleInfo[] {
   const infos: RuleInfo[] = [];
   for (const file of files) {
     for (const entry of packRules(file.data as PackSource)) {
-      if (seen.has(entry.rule.id)) continue;
+      // Launch commands and argument dumps are no line rules: fixtures cannot exercise them.
+      if (!ruleKind(entry.kind).classifies || seen.has(entry.rule.id)) continue;
       seen.add(entry.rule.id);
       const pos = positionOf(file.source, [...entry.path, 'id']);
       const info: RuleInfo = { id: entry.rule.id, kind: entry.kind, where: `${file.source.file}:${pos.line}:${pos.column}` };

@@ -4,7 +4,7 @@
  * candidates it added. `explain` and `replay --coverage` read this; the verdict is the one
  * replay gives, because the very same Timeline and Classifier run (only observed).
  */
-import { Classifier } from '../core/classifier.js';
+import { Classifier, type FrameObserver } from '../core/classifier.js';
 import { DETECT_LINES, FamilyDetector } from '../core/detect-family.js';
 import type { ClassifierEvent, Verdict } from '../core/events.js';
 import type { FrameMatch } from '../core/match-frame.js';
@@ -58,10 +58,9 @@ export interface TraceOptions {
 export function traceLog(text: string, options: TraceOptions): LogTrace {
   const raws = logLines(text);
   const { pack, detected } = pickPack(raws, options);
-  const classifier = new Classifier(pack);
-  const timeline = new Timeline(classifier);
   let frames: FrameTrace[] = [];
-  observe(classifier, (frame) => frames.push(frame));
+  const classifier = new Classifier(pack, { observer: frameObserver(pack, (frame) => frames.push(frame)) });
+  const timeline = new Timeline(classifier);
   const lines: LineTrace[] = raws.map((raw, index) => {
     frames = [];
     const events = timeline.push(raw);
@@ -89,39 +88,25 @@ function pickPack(raws: readonly string[], options: TraceOptions): { pack: Compi
   return { pack: detector.result ?? first.shared ?? first, detected: true };
 }
 
-/** Wraps `feedMatch` on this instance to watch each frame go in; the classifier is unchanged. */
-function observe(classifier: Classifier, sink: (frame: FrameTrace) => void): void {
-  const feed = classifier.feedMatch.bind(classifier);
+/** Watches each frame go in through the classifier's observer hook; the classification is unchanged. */
+function frameObserver(pack: CompiledPack, sink: (frame: FrameTrace) => void): FrameObserver {
   // The classifier stops reading tracebacks once it has a verdict; this one reads on, for the lines after it.
   const tracebacks = new TracebackTracker();
-  let depth = 0;
-  classifier.feedMatch = (match, now, lineNo) => {
-    // A restart feeds the same frame again into the new run: record it once, from outside.
-    if (depth > 0) return feed(match, now, lineNo);
-    const run = classifier.state;
-    const before = run.candidates.length;
-    const hadVerdict = run.verdict !== undefined;
-    depth++;
-    let events: ClassifierEvent[];
-    try {
-      events = feed(match, now, lineNo);
-    } finally {
-      depth--;
-    }
-    const after = classifier.state;
-    const restarted = after !== run;
-    const blank = match.frame.body.trim() === '';
-    if (!blank) tracebacks.push(match.frame, lineNo);
-    const read = !blank && (restarted || !hadVerdict);
-    sink({
-      match,
-      at: now,
-      role: read ? after.tracebacks.role : blank ? 'outside' : tracebacks.role,
-      afterVerdict: hadVerdict && !restarted,
-      candidates: restarted ? [...after.candidates] : after.candidates.slice(before),
-      prefixes: prefixIds(match.frame.text, classifier.pack),
-    });
-    return events;
+  return {
+    fed: ({ match, now, lineNo, before, after, candidatesBefore, hadVerdict }) => {
+      const restarted = after !== before;
+      const blank = match.frame.body.trim() === '';
+      if (!blank) tracebacks.push(match.frame, lineNo);
+      const read = !blank && (restarted || !hadVerdict);
+      sink({
+        match,
+        at: now,
+        role: read ? after.tracebacks.role : blank ? 'outside' : tracebacks.role,
+        afterVerdict: hadVerdict && !restarted,
+        candidates: restarted ? [...after.candidates] : after.candidates.slice(candidatesBefore),
+        prefixes: prefixIds(match.frame.text, pack),
+      });
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 /** One replayed log as a start on the report: its lane, its title, and what it is (model, settings). */
-import { describeSettings, extractStartFacts, mergeFacts, type StartFacts } from '../core/start-facts.js';
+import { describeSettings, mergeFacts, StartFactsReader, type StartFacts } from '../core/start-facts.js';
 import type { LogTrace } from '../replay/explain-driver.js';
 import { laneFromTrace } from './lane-from-trace.js';
 import type { StartView } from './report-model.js';
@@ -20,10 +20,11 @@ export function groupStart(nodes: readonly { node: string; file: string; trace: 
 /** The model and settings the log's argument dumps state (the last run's, as history keeps them). */
 export function traceFacts(trace: LogTrace): StartFacts {
   let facts: StartFacts = {};
+  const reader = new StartFactsReader([trace.pack]);
   for (const line of trace.lines) {
     if (line.events.some((e) => e.type === 'restart')) facts = {};
     for (const frame of line.frames) {
-      const found = extractStartFacts(frame.match.frame.text);
+      const found = reader.read(frame.match.frame.text);
       if (found) facts = mergeFacts(facts, found);
     }
   }

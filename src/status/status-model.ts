@@ -7,7 +7,6 @@
 import { ProgressTracker } from '../core/eta.js';
 import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
-import { extractStartFacts } from '../core/start-facts.js';
 import { stripAnsi } from '../core/line-guard.js';
 import { EventLog, type EventLogLimits } from './event-log.js';
 import { StageDurations } from './stage-durations.js';
@@ -201,7 +200,7 @@ export class StatusModel {
 
   private noteModel(text: string): void {
     if (this.model !== undefined) return;
-    const facts = extractStartFacts(stripAnsi(text));
+    const facts = this.options.session.startFactsReader.read(stripAnsi(text));
     if (facts?.model) this.model = facts.model;
   }
 

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { formatProgress, ProgressTracker } from '../../src/core/eta.js';
 import type { ClassifierEvent, Verdict } from '../../src/core/events.js';
 import { Session } from '../../src/core/session.js';
-import { WatchReporter } from '../../src/cli/format/watch-reporter.js';
+import { StatusLineReporter } from '../../src/cli/reporters/text-reporters.js';
 import { formatVerdict } from '../../src/cli/format/verdict-text.js';
 import { FAMILIES, loadPack } from '../../src/pack/load-pack.js';
 import { Collect, runMain } from '../helpers/run-main.js';
@@ -29,7 +29,7 @@ describe('13.11: smaller troubles', () => {
     const session = new Session({ packs: FAMILIES.map((f) => loadPack(f)), family: 'sglang' });
     session.push("[2025-03-08 12:00:00] server_args=ServerArgs(model_path='x')", { lineNo: 1 });
     session.push('[2025-03-08 12:00:01] Load weight begin. avail mem=70.00 GB', { lineNo: 2 });
-    new WatchReporter(io, 'status', true, session).refresh();
+    new StatusLineReporter(io, session, true).tick();
     expect(stderr.text).toContain('\x1b['); // coloured: there is an escape to cut
     const left = stderr.text.replace(WHOLE_ESCAPES, '');
     expect(left, JSON.stringify(stderr.text)).not.toContain('\x1b');

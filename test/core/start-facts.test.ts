@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { stripAnsi } from '../../src/core/line-guard.js';
-import { describeSettings, extractStartFacts, mergeFacts, parseArgList, type StartFacts } from '../../src/core/start-facts.js';
+import { describeSettings, mergeFacts, parseArgList, StartFactsReader, type StartFacts } from '../../src/core/start-facts.js';
+import { FAMILIES, loadPack } from '../../src/pack/load-pack.js';
+
+// The argument dumps the shipped packs declare (start_facts), read as one reader.
+const reader = new StartFactsReader(FAMILIES.map((f) => loadPack(f)));
+const extractStartFacts = (line: string): StartFacts | undefined => reader.read(line);
 
 const fixtures = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 

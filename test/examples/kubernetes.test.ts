@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { familyFromCommand } from '../../src/cli/run-family.js';
-import { parseRunArgs } from '../../src/cli/run-options.js';
+import { familyFromCommand } from '../../src/cli/run/family.js';
+import { parseRunArgs } from '../../src/cli/run/options.js';
 import { budgetFor } from '../../src/core/budgets.js';
 import { STAGES } from '../../src/core/vocabulary.js';
-import { loadPack } from '../../src/pack/load-pack.js';
+import { FAMILIES, loadPack } from '../../src/pack/load-pack.js';
 import { metricsText } from '../../src/status/metrics-text.js';
 import { repoRoot } from '../helpers/run-main.js';
 import { statusModel } from '../helpers/status-model.js';
@@ -54,7 +54,7 @@ describe('examples/kubernetes', () => {
     if (parsed.kind !== 'run') throw new Error(`the container command is not a valid spinup run: ${JSON.stringify(parsed)}`);
     const { options } = parsed;
     expect(options.listen).toMatchObject({ host: '0.0.0.0' });
-    const family = familyFromCommand(options.command, options.args);
+    const family = familyFromCommand({ command: options.command, args: options.args, packs: FAMILIES.map((f) => loadPack(f)) });
     expect(family).toBe(file.split('-')[0]);
     const pack = loadPack(family!);
     // The stall budget of every stage the pack can enter, in a row: the longest start spinup lets go on

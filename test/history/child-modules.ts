@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const MODULES = ['src/history/history-store.ts', 'src/history/file-lock.ts', 'src/history/start-record.ts', 'src/core/vocabulary.ts'];
+const MODULES = ['src/history/history-store.ts', 'src/history/file-lock.ts', 'src/history/start-record.ts', 'src/core/vocabulary.ts', 'src/io/wall-clock.ts'];
 
 /** Returns the path of the transpiled history-store.js. */
 export function transpileStore(into: string): string {

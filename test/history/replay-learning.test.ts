@@ -9,7 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readHistory } from '../../src/history/history-store.js';
-import { ReplayMemory } from '../../src/history/replay-memory.js';
+import { ReplayMemory } from '../../src/replay/replay-memory.js';
 import { formatVerdict } from '../../src/cli/format/verdict-text.js';
 import { discoverFixtures } from '../../src/replay/discover.js';
 import { readExpectation } from '../../src/replay/expectation.js';

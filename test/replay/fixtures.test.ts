@@ -2,11 +2,13 @@
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { discoverFixtures } from '../../src/replay/discover.js';
+import { FAMILIES } from '../../src/pack/load-pack.js';
 import { loadPacks } from '../../src/replay/load-families.js';
 import { runCase } from '../../src/replay/run-case.js';
 
 const root = join(import.meta.dirname, '../../fixtures');
-const { pairs } = discoverFixtures([join(root, 'sglang'), join(root, 'vllm')]);
+// Each shipped family's fixtures live in fixtures/FAMILY.
+const { pairs } = discoverFixtures(FAMILIES.map((family) => join(root, family)));
 const packs = loadPacks();
 
 describe('captured fixtures', () => {

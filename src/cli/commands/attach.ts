@@ -8,7 +8,7 @@ import type { StatusSnapshot } from '../../status/status-snapshot.js';
 import { UsageError } from '../errors.js';
 import { AttachView } from '../format/attach-view.js';
 import { write, type Io } from '../io-context.js';
-import { findRun } from '../run-lookup.js';
+import { findRun } from '../find-run.js';
 
 export const attachHelp = `Usage: spinup attach [ID] [--json]
 

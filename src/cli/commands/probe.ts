@@ -7,7 +7,7 @@ import { verdictLineText } from '../../status/status-text.js';
 import { UsageError } from '../errors.js';
 import { write, type Io } from '../io-context.js';
 import { durationOption } from '../options.js';
-import { findRun } from '../run-lookup.js';
+import { findRun } from '../find-run.js';
 
 export const probeHelp = `Usage: spinup probe URL|ID [--startup|--ready|--live] [--timeout DURATION]
 

@@ -1,21 +1,19 @@
 /** `spinup replay [PATH|GLOB...]`: regression-test the packs against captured logs. */
-import { existsSync, writeFileSync } from 'node:fs';
-import { basename, dirname, relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pc from 'picocolors';
 import { EXIT } from '../../core/exit-codes.js';
 import { discoverFixtures, type FixtureGroup, type FixturePair } from '../../replay/discover.js';
-import { runGroupCase, type GroupCaseResult } from '../../replay/run-group-case.js';
+import { runGroupCase } from '../../replay/run-group-case.js';
 import { loadPacks } from '../../replay/load-families.js';
 import { runCase, type CaseResult } from '../../replay/run-case.js';
 import { ExpectationError } from '../../replay/expectation.js';
-import { verdictJson } from '../format/verdict-json.js';
-import { junitCase, junitXml } from '../format/junit.js';
+import { replayReporter, type ReplayFormat } from '../reporters/replay-reporters.js';
 import { InputError, UsageError } from '../errors.js';
-import { useColor, write, type Io } from '../io-context.js';
+import { write, type Io } from '../io-context.js';
 import { durationOption, packRefOption } from '../options.js';
-import { replayHistoryHelp, replayMemory } from './history.js';
-import type { ReplayMemory } from '../../history/replay-memory.js';
+import { replayHistoryHelp, replayMemory } from '../history-flags.js';
+import type { ReplayMemory } from '../../replay/replay-memory.js';
 import { parseOptions } from '../parse-options.js';
 
 export const replayHelp = `Usage: spinup replay [options] [PATH|GLOB...]
@@ -50,8 +48,8 @@ Example: spinup replay fixtures/vllm 'fixtures/**/*oom*.log'
          spinup replay --format junit --output replay.xml
          spinup replay --record fixtures/sglang/23-new-failure.log --family sglang`;
 
-const FORMATS = ['text', 'json', 'junit'] as const;
-type Format = (typeof FORMATS)[number];
+const FORMATS: readonly ReplayFormat[] = ['text', 'json', 'junit'];
+type Format = ReplayFormat;
 
 export async function replayCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseOptions({
@@ -99,32 +97,16 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
   const passed = results.filter((r) => r.pass).length;
   const failed = results.length - passed;
 
-  if (format === 'junit') {
-    const xml = junitXml(timed.map((t) => junitCase(t.result, t.seconds, io.cwd)));
-    if (values.output === undefined) {
-      write(io.stdout, xml);
-      return failed === 0 ? EXIT.ok : EXIT.failed;
-    }
-    writeFileSync(resolve(io.cwd, values.output), xml);
-  }
-  if (format === 'json') {
-    for (const result of results) write(io.stdout, `${JSON.stringify(caseJson(result, io.cwd))}\n`);
-  } else {
-    write(io.stdout, formatTable(results, io));
-  }
-  if (values.coverage) {
+  const reporter = replayReporter({ format, io, output: values.output });
+  reporter.cases(timed);
+  if (values.coverage && reporter.showsCoverage) {
     const { measureCoverage } = await import('../../replay/coverage.js');
-    const { coverageJson, formatCoverage } = await import('../format/coverage-text.js');
     // The node logs of a group are exercised like any log (with the group's expectation).
     const nodePairs = groups.flatMap((group) => group.nodes.map((node) => ({ log: node.log, expect: group.expect })));
     const inferencePacks = loadPacks(values.pack, { withoutCauseRules: 'all' });
-    const report = measureCoverage({ pairs: [...pairs, ...nodePairs], packs, packRefs: values.pack, inferencePacks, cwd: io.cwd });
-    if (format === 'json') for (const object of coverageJson(report)) write(io.stdout, `${JSON.stringify(object)}\n`);
-    else write(io.stdout, formatCoverage(report, { color: useColor(io) }));
+    reporter.coverage(measureCoverage({ pairs: [...pairs, ...nodePairs], packs, packRefs: values.pack, inferencePacks, cwd: io.cwd }));
   }
-  if (format === 'json') write(io.stdout, `${JSON.stringify({ type: 'summary', passed, failed, total: results.length })}\n`);
-  if (values.output !== undefined) write(io.stdout, `JUnit XML written to ${values.output}\n`);
-  write(io.stdout, `${passed} passed, ${failed} failed\n`);
+  reporter.finish({ passed, failed, total: results.length });
   return failed === 0 ? EXIT.ok : EXIT.failed;
 }
 
@@ -183,44 +165,4 @@ async function record(args: RecordArgs, io: Io): Promise<number> {
     if (error instanceof RecordRefused) throw new UsageError(error.message);
     throw error;
   }
-}
-
-/** `sglang/04-rocm-glm5-tp8-hip-oom-load`: how the table and `fixtures:` entries name a fixture. */
-function fixtureName(log: string): string {
-  return `${basename(dirname(log))}/${log.endsWith('.group') ? basename(log) : basename(log, '.log')}`;
-}
-
-function caseJson(result: CaseResult, cwd: string): Record<string, unknown> {
-  return {
-    type: 'case',
-    file: relative(cwd, result.log),
-    pass: result.pass,
-    family: result.family,
-    expected: {
-      verdict: result.expected.verdict,
-      stage: result.expected.stage,
-      cause: result.expected.cause,
-      evidence: result.expected.evidence,
-      node: result.expected.node,
-    },
-    actual: verdictJson(result.verdict, 'group' in result ? { node: (result as GroupCaseResult).group.node } : {}),
-    mismatches: result.mismatches,
-  };
-}
-
-function formatTable(results: CaseResult[], io: Io): string {
-  const c = pc.createColors(useColor(io));
-  const rows = results.map((r) => {
-    const name = fixtureName(r.log);
-    const node = 'group' in r ? (r as GroupCaseResult).group.node : undefined;
-    const actual = [r.verdict.verdict, r.verdict.stage, r.verdict.verdict === 'failed' ? r.verdict.cause : undefined, node !== undefined ? `node ${node}` : undefined].filter(Boolean).join(' ');
-    const status = r.pass ? c.green('pass') : c.red('FAIL');
-    const why = r.mismatches.map((m) => `${m.field}: expected ${m.expected}, got ${m.actual}`).join('; ');
-    return { status, name, actual, why };
-  });
-  const width = Math.min(72, Math.max(...rows.map((r) => r.name.length)));
-  return rows
-    .map((r) => `${r.status}  ${r.name.padEnd(width)}  ${r.actual}${r.why ? `\n      ${c.red(r.why)}` : ''}`)
-    .join('\n')
-    .concat('\n');
 }

@@ -18,7 +18,7 @@ import { usualStages } from '../../report/usual-stages.js';
 import { InputError, UsageError } from '../errors.js';
 import { write, type Io } from '../io-context.js';
 import { durationOption, packsOption } from '../options.js';
-import { historyPath } from './history.js';
+import { historyPath } from '../history-flags.js';
 import { parseOptions } from '../parse-options.js';
 
 export const reportHelp = `Usage: spinup report [options] LOG... [--node NAME=LOG...]

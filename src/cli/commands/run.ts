@@ -1,20 +1,20 @@
 /** `spinup run [options] -- CMD ARGS...`: launch the server, tee its log, and supervise the process too. */
 import { EXIT } from '../../core/exit-codes.js';
-import type { Verdict } from '../../core/events.js';
+import { wallDate } from '../../io/wall-clock.js';
 import { SpawnError, startChild, type Child } from '../../io/child-process.js';
-import { groupAlive } from '../../io/supervise-stop.js';
+import { groupAlive } from '../../io/supervise/stop.js';
 import { InputError } from '../errors.js';
 import { useColor, write, type Io } from '../io-context.js';
+import { historyFlagsHelp, startMemory, type StartMemory } from '../history-flags.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { listenHelp, packsOption } from '../options.js';
 import { outliveHangup } from '../outlive-hangup.js';
-import { familyFromCommand } from '../run-family.js';
-import { modelFromCommand } from '../run-model.js';
-import { superviseRun } from '../run-flow.js';
-import { openRunLog, type RunLog } from '../run-log-file.js';
-import { parseRunArgs, type RunOptions } from '../run-options.js';
-import { RunReporter } from '../run-reporter.js';
-import { historyFlagsHelp, startMemory, type StartMemory } from './history.js';
+import { familyFromCommand } from '../run/family.js';
+import { modelFromCommand } from '../run/model.js';
+import { superviseRun } from '../run/flow.js';
+import { openRunLog, type RunLog } from '../run/log-file.js';
+import { parseRunArgs, type RunOptions } from '../run/options.js';
+import { RunReporter } from '../run/reporter.js';
 
 export const runHelp = `Usage: spinup run [options] -- CMD [ARGS...]
 
@@ -74,7 +74,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   }
   const { options } = parsed;
   const { packs, family: packFamily } = packsOption(options.pack);
-  const commandFamily = packFamily === undefined ? familyFromCommand(options.command, options.args) : undefined;
+  const commandFamily = packFamily === undefined ? familyFromCommand({ command: options.command, args: options.args, packs }) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
   const memory = startMemory({ io, flags: options.history, session: { packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } }, source: 'run' });
   const session = memory.session;
@@ -83,7 +83,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await launchAndSupervise({ io, options, memory, family, commandFamily, status });
+    code = await launchAndSupervise({ io, options, session, memory, family, commandFamily, status });
     return code;
   } finally {
     await status.close(code);
@@ -93,15 +93,15 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
 interface RunStart {
   io: Io;
   options: RunOptions;
+  session: StartMemory['session'];
   memory: StartMemory;
   family: string | undefined;
   commandFamily: string | undefined;
   status: LiveStatus;
 }
 
-async function launchAndSupervise({ io, options, memory, family, commandFamily, status }: RunStart): Promise<number> {
-  const { session } = memory;
-  const log = openRunLog({ cwd: io.cwd, requested: options.log, now: new Date() });
+async function launchAndSupervise({ io, options, session, memory, family, commandFamily, status }: RunStart): Promise<number> {
+  const log = openRunLog({ cwd: io.cwd, requested: options.log, now: wallDate() });
   const child = await launch(options, io, log);
   status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
@@ -109,13 +109,8 @@ async function launchAndSupervise({ io, options, memory, family, commandFamily, 
   const command = [options.command, ...options.args];
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
-  if (memory.warning) reporter.note(memory.warning, { type: 'history', detail: memory.warning }, true);
-  // The start is over at its first verdict (what follows READY is serving): that is what the history keeps.
-  const onStartup = (verdict: Verdict): void => {
-    const unrecorded = memory.record(verdict, log.path);
-    if (unrecorded) reporter.note(unrecorded, { type: 'history', detail: unrecorded }, true);
-  };
-  return supervise(child, { io, options, session, log, reporter, onStartup });
+  if (memory.warning) reporter.note(`history: ${memory.warning}`, { type: 'history', detail: memory.warning });
+  return supervise(child, { io, options, session, memory, log, reporter });
 }
 
 async function launch(options: RunOptions, io: Io, log: RunLog): Promise<Child> {

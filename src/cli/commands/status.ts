@@ -8,7 +8,8 @@ import type { StatusSnapshot } from '../../status/status-snapshot.js';
 import { statusLineText, verdictLineText } from '../../status/status-text.js';
 import { UsageError } from '../errors.js';
 import { write, type Io } from '../io-context.js';
-import { findRun, runsDirOf } from '../run-lookup.js';
+import { findRun, runsDirOf } from '../find-run.js';
+import { systemClock } from '../../io/wall-clock.js';
 
 export const statusHelp = `Usage: spinup status [ID] [--json]
 
@@ -36,7 +37,7 @@ export async function statusCommand(args: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   if (positionals.length > 1) throw new UsageError('name one start ID at most');
-  const entries = positionals.length === 1 ? [findRun(io, positionals[0])] : listRuns(runsDirOf(io), Date.now());
+  const entries = positionals.length === 1 ? [findRun(io, positionals[0])] : listRuns(runsDirOf(io), systemClock.now());
   const shown = await Promise.all(entries.map(async (entry) => ({ entry, status: await currentStatus(entry) })));
   if (values.json) {
     for (const { entry, status } of shown) write(io.stdout, `${JSON.stringify({ ...entry.run, state: entry.state, status })}\n`);

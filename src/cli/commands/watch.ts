@@ -8,15 +8,20 @@ import { decodeInput, GzipError } from '../../io/decode-input.js';
 import { fileSource, followSource, streamSource } from '../../io/sources.js';
 import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult } from '../../io/watch-loop.js';
 import { InputError, UsageError } from '../errors.js';
-import { WatchReporter, type ReportMode } from '../format/watch-reporter.js';
+import { liveReporter, reportFormat } from '../reporters/choose-reporter.js';
+import { fanOut, type LiveReporter } from '../reporters/live-reporter.js';
+import { standing } from '../reporters/standing.js';
+import { StatusApiReporter } from '../reporters/status-api-reporter.js';
 import { useColor, type Io } from '../io-context.js';
+import pc from 'picocolors';
 import { durationOption, listenHelp, listenOption, packsOption } from '../options.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { outliveHangup } from '../outlive-hangup.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
-import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from './history.js';
+import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from '../history-flags.js';
+import { systemClock } from '../../io/wall-clock.js';
+import { groupOptionsHelp, isGroupWatch, watchGroupCommand } from '../watch-group.js';
 import { parseOptions } from '../parse-options.js';
-import { groupOptionsHelp, isGroupWatch, watchGroupCommand } from './watch-group.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
        spinup watch [options] FILE FILE... | --node R=SOURCE... | --srun SOURCE
@@ -106,13 +111,13 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
 
   const memory = startMemory({ io, flags: values, session: { packs, family, classifier: { stallOverrideMs } }, source: 'watch', log: path ?? '-' });
   const session = memory.session;
-  const mode: ReportMode = values.json ? 'json' : values.quiet ? 'quiet' : io.stderr.isTTY && follow ? 'status' : 'lines';
-  const reporter = new WatchReporter(io, mode, useColor(io, 'stdout'), session);
   const status = await LiveStatus.start({ io, command: 'watch', session, listen, log: path ?? '-', state: !values['no-state'] });
+  const format = reportFormat(values, Boolean(io.stderr.isTTY) && follow);
+  const reporter = fanOut(liveReporter({ format, io, session, color: useColor(io, 'stdout') }), new StatusApiReporter(status));
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await watchWith({ io, values, target, path, follow, session, memory, mode, reporter, status, timeoutMs });
+    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs });
     return code;
   } finally {
     await status.close(code);
@@ -127,13 +132,11 @@ interface WatchContext {
   follow: boolean;
   session: StartMemory['session'];
   memory: StartMemory;
-  mode: ReportMode;
-  reporter: WatchReporter;
-  status: LiveStatus;
+  reporter: LiveReporter;
   timeoutMs: number | undefined;
 }
 
-async function watchWith({ io, values, target, path, follow, session, memory, mode, reporter, status, timeoutMs }: WatchContext): Promise<number> {
+async function watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs }: WatchContext): Promise<number> {
   const live = follow || target === '-';
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
@@ -141,25 +144,22 @@ async function watchWith({ io, values, target, path, follow, session, memory, mo
   const bytes = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : streamSource(io.stdin);
   const source = decodeInput(bytes, path ? target : 'stdin');
   if (memory.warning) reporter.notice({ type: 'history', detail: memory.warning });
-  const ticker = mode === 'status' ? setInterval(() => reporter.refresh(), 1000) : undefined;
+  const ticker = setInterval(() => reporter.tick(), 1000);
   const hangup = outliveHangup(io, 'watching on; the exit code and the history will give the verdict');
   let result: LoopResult;
   try {
     result = await runWatchLoop({
       source,
       session,
-      wall: live && !(target === '-' && !follow) ? () => Date.now() : undefined,
+      wall: live && !(target === '-' && !follow) ? () => systemClock.now() : undefined,
       stopAtVerdict: live && !(target === '-' && !follow),
       liveAfterCatchUp: Boolean(path) && follow,
       timeoutMs,
       signal: io.signal,
-      onEvents: (events) => {
-        reporter.events(events);
-        status.events(events);
-      },
+      onEvents: (events) => reporter.events(events),
       // The file as the user named it (`server.log`), like tail -F says it.
       onNotice: (notice) => reporter.notice(notice.path !== undefined && notice.path === path ? { ...notice, path: target } : notice),
-      onEarlierVerdict: (verdict) => reportEarlier(verdict, reporter, mode),
+      onEarlierVerdict: (verdict) => reporter.earlier(verdict, earlierDetail(verdict)),
     });
   } catch (error) {
     // The file or pipe failed under us (EIO, a file that went unreadable): say which input it was.
@@ -169,21 +169,22 @@ async function watchWith({ io, values, target, path, follow, session, memory, mo
     throw error;
   } finally {
     hangup();
-    if (ticker) clearInterval(ticker);
+    clearInterval(ticker);
     stop.abort();
     // An open pipe (tail -F upstream) would keep the process alive after the verdict.
     if (!path) io.stdin.destroy();
   }
-  return finish(result, reporter, timeoutMs, memory);
+  return finish({ result, reporter, session, timeoutMs, memory, color: useColor(io, 'stdout') });
 }
 
-function finish(result: LoopResult, reporter: WatchReporter, timeoutMs: number | undefined, memory: StartMemory): number {
+function finish({ result, reporter, session, timeoutMs, memory, color }: { result: LoopResult; reporter: LiveReporter; session: StartMemory['session']; timeoutMs: number | undefined; memory: StartMemory; color: boolean }): number {
+  const where = (): string => standing(session, pc.createColors(color));
   if (result.end === 'interrupted') {
-    reporter.message(`interrupted: ${reporter.standing()}`);
+    reporter.message(`interrupted: ${where()}`);
     return EXIT.interrupted;
   }
   if (result.end === 'timeout') {
-    reporter.message(`timed out after ${formatDuration(timeoutMs ?? 0)} with no verdict: ${reporter.standing()}`);
+    reporter.message(`timed out after ${formatDuration(timeoutMs ?? 0)} with no verdict: ${where()}`);
     return EXIT.stalled;
   }
   if (result.truncatedBytes > 0) reporter.message(`note: ${result.truncatedBytes} bytes of over-long lines were cut (lines are capped at 64 KiB)`);
@@ -196,10 +197,8 @@ function finish(result: LoopResult, reporter: WatchReporter, timeoutMs: number |
 }
 
 /** The file already ended in a verdict: say so, since watch now waits a while for a new run. */
-function reportEarlier(verdict: Verdict, reporter: WatchReporter, mode: ReportMode): void {
-  const detail = `the latest run in the log had already ended ${verdict.verdict.toUpperCase()} at line ${verdict.decidedBy?.lineNo ?? '?'} before watch started; reporting it unless a new run starts within ${formatDuration(EARLIER_VERDICT_WAIT_MS)}`;
-  if (mode === 'json') reporter.notice({ type: 'earlier-verdict', detail });
-  else if (mode !== 'quiet') reporter.message(`spinup: ${detail}`);
+function earlierDetail(verdict: Verdict): string {
+  return `the latest run in the log had already ended ${verdict.verdict.toUpperCase()} at line ${verdict.decidedBy?.lineNo ?? '?'} before watch started; reporting it unless a new run starts within ${formatDuration(EARLIER_VERDICT_WAIT_MS)}`;
 }
 
 function checkReadable(path: string, shown: string): void {

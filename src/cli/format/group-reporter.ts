@@ -10,7 +10,7 @@ import { namedVerdict } from '../../core/group-verdicts.js';
 import { write, type Io } from '../io-context.js';
 import { formatGroupVerdict } from './group-text.js';
 import { eventJson, verdictJson } from './verdict-json.js';
-import { noticeText } from './watch-reporter.js';
+import { noticeText } from '../reporters/event-lines.js';
 
 export type GroupReportMode = 'lines' | 'json' | 'quiet';
 

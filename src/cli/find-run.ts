@@ -2,6 +2,7 @@
 import { listRuns, runsDir, type RunEntry } from '../serve/run-files.js';
 import { InputError, UsageError } from './errors.js';
 import type { Io } from './io-context.js';
+import { systemClock } from '../io/wall-clock.js';
 
 export function runsDirOf(io: Io): string {
   const dir = runsDir(io.env);
@@ -12,7 +13,7 @@ export function runsDirOf(io: Io): string {
 /** ID or pid given: that one; none: the newest that is still running. */
 export function findRun(io: Io, wanted: string | undefined): RunEntry {
   const dir = runsDirOf(io);
-  const entries = listRuns(dir, Date.now());
+  const entries = listRuns(dir, systemClock.now());
   if (wanted === undefined) {
     const running = entries.find((e) => e.state === 'running');
     if (running) return running;

@@ -3,20 +3,20 @@
  * attached until a crash or Ctrl-C; and always, at the end, the process group stopped (or left, when asked).
  */
 import type { Writable } from 'node:stream';
-import { EXIT } from '../core/exit-codes.js';
-import { formatDuration } from '../core/duration.js';
-import type { Verdict } from '../core/events.js';
-import type { Session } from '../core/session.js';
-import type { Child } from '../io/child-process.js';
-import { describeExit } from '../io/supervise-exit.js';
-import { Supervisor, type Decision } from '../io/supervise.js';
-import { groupAlive } from '../io/supervise-stop.js';
-import { exitCodeFor } from './exit-for-verdict.js';
-import { isWritable, type Io } from './io-context.js';
-import type { RunLog } from './run-log-file.js';
-import type { RunOptions } from './run-options.js';
-import type { RunFacts, RunReporter } from './run-reporter.js';
-import { runThen } from './run-then.js';
+import { EXIT } from '../../core/exit-codes.js';
+import { formatDuration } from '../../core/duration.js';
+import type { Session } from '../../core/session.js';
+import type { Child } from '../../io/child-process.js';
+import { describeExit } from '../../io/supervise/exit.js';
+import { Supervisor, type Decision } from '../../io/supervise/supervisor.js';
+import { groupAlive } from '../../io/supervise/stop.js';
+import { exitCodeFor } from '../exit-for-verdict.js';
+import type { StartMemory } from '../history-flags.js';
+import { isWritable, type Io } from '../io-context.js';
+import type { RunLog } from './log-file.js';
+import type { RunOptions } from './options.js';
+import type { RunFacts, RunReporter } from './reporter.js';
+import { runThen } from './then.js';
 
 /** After a FAILED verdict from the log, how long the server may take to exit by itself before SIGTERM. */
 const LAST_WORDS_MS = 1_000;
@@ -26,12 +26,12 @@ export interface RunContext {
   options: RunOptions;
   child: Child;
   session: Session;
+  /** The start history: the run's verdict is recorded once it is decided. */
+  memory: StartMemory;
   log: RunLog;
   reporter: RunReporter;
   /** Called when the server is deliberately left running (--keep-on-fail). */
   onRelease: () => void;
-  /** The startup verdict, once given (the history records it). */
-  onStartup?: (verdict: Verdict) => void;
 }
 
 export async function superviseRun(ctx: RunContext): Promise<number> {
@@ -70,7 +70,8 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
     const startup = await supervisor.startup();
     if (startup.kind === 'interrupted') return await flow.interrupted(true);
     reporter.verdict(startup.decision, facts);
-    ctx.onStartup?.(startup.decision.verdict);
+    const unrecorded = ctx.memory.record(startup.decision.verdict, log.path);
+    if (unrecorded) reporter.note(`history: ${unrecorded}`, { type: 'history', detail: unrecorded });
     if (startup.decision.verdict.verdict !== 'ready') return await flow.failed(startup.decision);
     if (options.then !== undefined) {
       echo = false;

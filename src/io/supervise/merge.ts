@@ -2,7 +2,7 @@
  * Merges a child's stdout and stderr into one log, a whole line (or `\r` frame) at a time: each stream keeps
  * its own partial line, so half a line on one stream is never glued to a line of the other.
  */
-import { LineSplitter } from './line-splitter.js';
+import { LineSplitter } from '../line-splitter.js';
 
 export type StreamName = 'stdout' | 'stderr';
 

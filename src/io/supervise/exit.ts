@@ -3,9 +3,9 @@
  * and where the log had got to. A cause found in the log always wins over these; they are the last resort.
  */
 import { constants } from 'node:os';
-import type { LogLine, Verdict } from '../core/events.js';
-import type { Cause, Stage } from '../core/vocabulary.js';
-import type { ChildExit } from './child-process.js';
+import type { LogLine, Verdict } from '../../core/events.js';
+import type { Cause, Stage } from '../../core/vocabulary.js';
+import type { ChildExit } from '../child-process.js';
 
 /** Signals (and the shell's 128+N exit codes for them) that mean a crash in native code. */
 const NATIVE_SIGNALS = new Set<string>(['SIGSEGV', 'SIGBUS', 'SIGABRT', 'SIGILL', 'SIGFPE']);

@@ -1,5 +1,6 @@
 /** Ending (or letting go of) a supervised server's process group, and the small waits that go with it. */
-import type { Child, StopReport } from './child-process.js';
+import type { Child, StopReport } from '../child-process.js';
+import { systemClock } from '../wall-clock.js';
 
 /** After SIGINT and the grace period, SIGTERM gets this long before SIGKILL. */
 const STOP_AFTER_INTERRUPT_MS = 2_000;
@@ -13,8 +14,8 @@ export function groupAlive(child: Child): boolean {
 /** Ctrl-C: SIGINT to the group, up to `graceMs` for all of it to exit, then SIGTERM and SIGKILL. */
 export async function interruptGroup(child: Child, graceMs: number): Promise<{ report: StopReport; exitedOnSigint: boolean }> {
   child.signalGroup('SIGINT');
-  const deadline = Date.now() + graceMs;
-  while (groupAlive(child) && Date.now() < deadline) await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+  const deadline = systemClock.now() + graceMs;
+  while (groupAlive(child) && systemClock.now() < deadline) await sleep(Math.min(POLL_MS, Math.max(1, deadline - systemClock.now())));
   const exitedOnSigint = !groupAlive(child);
   return { report: await child.stop({ graceMs: Math.min(graceMs, STOP_AFTER_INTERRUPT_MS) }), exitedOnSigint };
 }

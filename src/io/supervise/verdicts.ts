@@ -1,9 +1,9 @@
 /** Verdicts only a supervisor can give: a crash after READY, a probe that never agreed, a global timeout. */
-import { formatDuration } from '../core/duration.js';
-import type { ClassifierEvent, Verdict } from '../core/events.js';
-import type { CompiledPack } from '../core/pack-types.js';
-import type { Session } from '../core/session.js';
-import type { ProbeResult } from './health-probe.js';
+import { formatDuration } from '../../core/duration.js';
+import type { ClassifierEvent, Verdict } from '../../core/events.js';
+import type { CompiledPack } from '../../core/pack-types.js';
+import type { Session } from '../../core/session.js';
+import type { ProbeResult } from '../health-probe.js';
 
 type AfterReadyEvent = Extract<ClassifierEvent, { type: 'after-ready-failure' }>;
 

@@ -3,10 +3,10 @@
  * only flags the first fatal line after its verdict; a classifier of its own, fed only the lines after READY,
  * finds the root cause in the traceback that follows, as it would have during startup.
  */
-import type { ClassifierEvent, Verdict } from '../core/events.js';
-import type { CompiledPack } from '../core/pack-types.js';
-import { Session } from '../core/session.js';
-import { afterReadyVerdict } from './supervise-verdicts.js';
+import type { ClassifierEvent, Verdict } from '../../core/events.js';
+import type { CompiledPack } from '../../core/pack-types.js';
+import { Session } from '../../core/session.js';
+import { afterReadyVerdict } from './verdicts.js';
 
 type AfterReadyEvent = Extract<ClassifierEvent, { type: 'after-ready-failure' }>;
 

@@ -3,17 +3,20 @@
  * stderr: stage lines, notes and the verdict block. With --json, stdout carries one JSON event per line instead.
  */
 import pc from 'picocolors';
-import { formatDuration } from '../core/duration.js';
-import type { Session, SessionEvent } from '../core/session.js';
-import type { ProbeResult } from '../io/health-probe.js';
-import type { Decision } from '../io/supervise.js';
-import { describeExit } from '../io/supervise-exit.js';
-import { probeText } from '../io/supervise-verdicts.js';
-import { verdictJson } from './format/verdict-json.js';
-import { clip, formatVerdict } from './format/verdict-text.js';
-import { WatchReporter } from './format/watch-reporter.js';
-import { write, type Io } from './io-context.js';
-import type { EventSink } from './live-status.js';
+import { formatDuration } from '../../core/duration.js';
+import type { Session, SessionEvent } from '../../core/session.js';
+import type { ProbeResult } from '../../io/health-probe.js';
+import type { Decision } from '../../io/supervise/supervisor.js';
+import { describeExit } from '../../io/supervise/exit.js';
+import { probeText } from '../../io/supervise/verdicts.js';
+import { verdictJson } from '../format/verdict-json.js';
+import { clip, formatVerdict } from '../format/verdict-text.js';
+import { liveReporter } from '../reporters/choose-reporter.js';
+import type { LiveReporter } from '../reporters/live-reporter.js';
+import { standing } from '../reporters/standing.js';
+import { write, type Io } from '../io-context.js';
+import type { EventSink } from '../live-status.js';
+import { systemClock } from '../../io/wall-clock.js';
 
 export type RunReportMode = 'lines' | 'json' | 'quiet';
 
@@ -25,7 +28,8 @@ export interface RunFacts {
 }
 
 export class RunReporter {
-  private readonly watch: WatchReporter;
+  /** The session's own events, as `watch` would show them. */
+  private readonly watch: LiveReporter;
   private readonly c: ReturnType<typeof pc.createColors>;
   private readonly sink?: EventSink;
 
@@ -43,7 +47,7 @@ export class RunReporter {
   ) {
     this.c = pc.createColors(color);
     this.sink = clock.sink;
-    this.watch = new WatchReporter(io, mode, color, session, {}, () => Date.now() - clock.launchedAt);
+    this.watch = liveReporter({ format: mode, io, session, color, sinceLaunchMs: () => systemClock.now() - clock.launchedAt });
   }
 
   /** Session events, except verdicts: the run decides its own (the probe, the process), see `verdict`. */
@@ -70,7 +74,7 @@ export class RunReporter {
   }
 
   standing(): string {
-    return this.watch.standing();
+    return standing(this.session, this.c);
   }
 
   verdict(decision: Decision, facts: RunFacts): void {
@@ -90,13 +94,13 @@ export class RunReporter {
         health: facts.healthUrl ? { url: facts.healthUrl, ...probeJson(decision.health) } : undefined,
         oom_evidence: decision.oomEvidence?.length ? decision.oomEvidence : undefined,
         log: facts.log,
-        wall_ms: Date.now(),
+        wall_ms: systemClock.now(),
       });
       write(this.io.stdout, `${JSON.stringify({ type: 'verdict', ...json })}\n`);
       return;
     }
     // One clock in `run`: the verdict's time and the process line's are both wall time since the launch.
-    const decidedAt = decision.by === 'process' && decision.exit ? decision.exit.at : Date.now();
+    const decidedAt = decision.by === 'process' && decision.exit ? decision.exit.at : systemClock.now();
     const block = formatVerdict(verdict, { color: this.c.isColorSupported, family: this.session.pack?.name, sinceLaunchMs: Math.max(0, decidedAt - facts.startedAt) });
     write(this.io.stderr, `${[block, ...this.rows(decision, facts)].join('\n')}\n`);
   }

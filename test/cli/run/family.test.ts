@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { familyFromCommand } from '../../src/cli/run-family.js';
+import { familyFromCommand } from '../../../src/cli/run/family.js';
+import { FAMILIES, loadPack } from '../../../src/pack/load-pack.js';
+
+const packs = FAMILIES.map((f) => loadPack(f));
 
 describe('familyFromCommand', () => {
   it.for([
@@ -12,6 +15,6 @@ describe('familyFromCommand', () => {
     { argv: ['./start-server.sh', 'vllm'], family: undefined },
     { argv: ['node', 'replay-log.mjs'], family: undefined },
   ])('$argv -> $family', ({ argv, family }) => {
-    expect(familyFromCommand(argv[0]!, argv.slice(1))).toBe(family);
+    expect(familyFromCommand({ command: argv[0]!, args: argv.slice(1), packs })).toBe(family);
   });
 });

@@ -1,9 +1,9 @@
 /** The command line of `spinup run [options] -- CMD ARGS...`. */
-import { UsageError } from './errors.js';
-import type { ListenAddress } from '../status/listen-address.js';
-import { historyFlags } from './commands/history.js';
-import { durationOption, listenOption } from './options.js';
-import { parseOptions } from './parse-options.js';
+import { UsageError } from '../errors.js';
+import type { ListenAddress } from '../../status/listen-address.js';
+import { historyFlags } from '../history-flags.js';
+import { durationOption, listenOption } from '../options.js';
+import { parseOptions } from '../parse-options.js';
 
 export interface RunOptions {
   command: string;
@@ -20,11 +20,11 @@ export interface RunOptions {
   timeoutMs?: number;
   json: boolean;
   quiet: boolean;
-  /** `--history PATH`, `--no-history`, `--no-learn`, as `watch` takes them. */
-  history: { history?: string; 'no-history'?: boolean; 'no-learn'?: boolean };
   listen?: ListenAddress;
   /** --no-state: no state file, no unix socket. */
   noState: boolean;
+  /** --history PATH, --no-history, --no-learn, as `watch` takes them. */
+  history: { history?: string; 'no-history'?: boolean; 'no-learn'?: boolean };
 }
 
 export type ParsedRunArgs = { kind: 'help' } | { kind: 'usage'; message: string } | { kind: 'run'; options: RunOptions };
@@ -82,9 +82,9 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       timeoutMs: durationOption('timeout', values.timeout),
       json: Boolean(values.json),
       quiet: Boolean(values.quiet),
-      history: { history: values.history, 'no-history': values['no-history'], 'no-learn': values['no-learn'] },
       listen: listenOption(values.listen),
       noState: Boolean(values['no-state']),
+      history: { history: values.history, 'no-history': values['no-history'], 'no-learn': values['no-learn'] },
     },
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { modelFromCommand } from '../../src/cli/run-model.js';
+import { modelFromCommand } from '../../../src/cli/run/model.js';
 
 describe('modelFromCommand', () => {
   it.for([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StreamMerger, type StreamName } from '../../src/io/supervise-merge.js';
+import { StreamMerger, type StreamName } from '../../../src/io/supervise/merge.js';
 
 type Step = [StreamName, string];
 

@@ -7,12 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { basename, relative } from 'node:path';
 import type { CompiledPack } from '../core/pack-types.js';
-import { compare } from '../replay/compare.js';
-import type { FixturePair } from '../replay/discover.js';
-import { readExpectation } from '../replay/expectation.js';
-import { logLines, type CaseResult } from '../replay/run-case.js';
-import { openMemory, recordStart } from './record-start.js';
-import { TrackedSession, type Memory } from './tracked-session.js';
+import { compare } from './compare.js';
+import type { FixturePair } from './discover.js';
+import { readExpectation } from './expectation.js';
+import { logLines, type CaseResult } from './run-case.js';
+import { openMemory, recordStart } from '../history/record-start.js';
+import { TrackedSession, type Memory } from '../history/tracked-session.js';
 
 export interface ReplayMemoryOptions {
   /** Append a record per fixture here. */

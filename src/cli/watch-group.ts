@@ -1,15 +1,15 @@
 /** `spinup watch FILE FILE...`, `--node R=SOURCE`, `--srun`: the nodes of one start, one verdict. */
 import { statSync } from 'node:fs';
-import { formatDuration } from '../../core/duration.js';
-import { EXIT } from '../../core/exit-codes.js';
-import { watchGroup, type NodeSource } from '../../io/group-watch.js';
-import { Session } from '../../core/session.js';
-import { InputError, UsageError } from '../errors.js';
-import { exitCodeFor } from '../exit-for-verdict.js';
-import { GroupReporter } from '../format/group-reporter.js';
-import { planNodes, parseSource } from '../group-nodes.js';
-import { useColor, type Io } from '../io-context.js';
-import { durationOption, packsOption } from '../options.js';
+import { formatDuration } from '../core/duration.js';
+import { EXIT } from '../core/exit-codes.js';
+import { watchGroup, type NodeSource } from '../io/group-watch.js';
+import { Session } from '../core/session.js';
+import { InputError, UsageError } from './errors.js';
+import { exitCodeFor } from './exit-for-verdict.js';
+import { GroupReporter } from './format/group-reporter.js';
+import { planNodes, parseSource } from './group-nodes.js';
+import { useColor, type Io } from './io-context.js';
+import { durationOption, packsOption } from './options.js';
 
 export const groupOptionsHelp = `Several nodes of one multi-node start (one verdict for the group):
   FILE FILE...        one log per node; ranks from the logs (SGLang node_rank, NCCL's

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeExit, exitAfterReadyVerdict, exitVerdict } from '../../src/io/supervise-exit.js';
+import { describeExit, exitAfterReadyVerdict, exitVerdict } from '../../../src/io/supervise/exit.js';
 
 const base = { stage: 'load_weights' as const, at: 5_000, elapsedMs: 5_000 };
 

@@ -3,16 +3,17 @@
  * the process itself is watched too, so a death that leaves no line in the log is still a verdict. Never prints:
  * everything is handed to the caller's callbacks.
  */
-import type { Verdict } from '../core/events.js';
-import type { Session, SessionEvent } from '../core/session.js';
-import type { Child, ChildExit, StopReport } from './child-process.js';
-import { HealthPoller, probeHealth, type ProbeResult } from './health-probe.js';
-import { findOomEvidence } from './host-oom-evidence.js';
-import { AfterReadyWatch } from './supervise-after-ready.js';
-import { healthStallVerdict, timeoutVerdict } from './supervise-verdicts.js';
-import { exitAfterReadyVerdict, exitSignal, exitVerdict } from './supervise-exit.js';
-import { StreamMerger, type Merged } from './supervise-merge.js';
-import { interruptGroup, releaseChild, within } from './supervise-stop.js';
+import type { Verdict } from '../../core/events.js';
+import type { Session, SessionEvent } from '../../core/session.js';
+import type { Child, ChildExit, StopReport } from '../child-process.js';
+import { HealthPoller, probeHealth, type ProbeResult } from '../health-probe.js';
+import { findOomEvidence } from '../host-oom-evidence.js';
+import { AfterReadyWatch } from './after-ready.js';
+import { healthStallVerdict, timeoutVerdict } from './verdicts.js';
+import { exitAfterReadyVerdict, exitSignal, exitVerdict } from './exit.js';
+import { StreamMerger, type Merged } from './merge.js';
+import { interruptGroup, releaseChild, within } from './stop.js';
+import { systemClock, type WallClock } from '../wall-clock.js';
 
 export interface SupervisorOptions {
   child: Child;
@@ -29,6 +30,8 @@ export interface SupervisorOptions {
   timeoutMs?: number;
   tickMs?: number;
   signal?: AbortSignal;
+  /** Wall time for the session and the deciders; default the system clock. */
+  clock?: WallClock;
 }
 
 /** What decided a verdict. */
@@ -58,7 +61,8 @@ export class Supervisor {
   private phase: Phase = 'passive';
   private settle: ((outcome: Outcome) => void) | undefined;
   private readonly merger = new StreamMerger();
-  private readonly startedAt = Date.now();
+  private readonly clock: WallClock;
+  private readonly startedAt: number;
   private exit: ChildExit | undefined;
   private concluding = false;
   private interrupted = false;
@@ -79,6 +83,8 @@ export class Supervisor {
   };
 
   constructor(private readonly options: SupervisorOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.startedAt = this.clock.now();
     const { child } = options;
     // A pump error (the tee's own problem) must not become an unhandled rejection; the caller reports it.
     this.outputEnded = this.pump().catch(() => undefined);
@@ -175,7 +181,7 @@ export class Supervisor {
   }
 
   private decide(verdict: Verdict, by: DecidedBy, extra: Partial<Decision> = {}): void {
-    if (verdict.verdict === 'ready' && this.settle) this.readyDecidedAt = Date.now();
+    if (verdict.verdict === 'ready' && this.settle) this.readyDecidedAt = this.clock.now();
     this.resolve({ kind: 'decided', decision: { verdict, by, exit: this.exit, health: this.lastProbe, ...extra } });
   }
 
@@ -186,7 +192,7 @@ export class Supervisor {
 
   private async take(merged: Merged): Promise<void> {
     if (merged.bytes.length > 0) await this.options.onOutput(merged.bytes);
-    const wall = Date.now();
+    const wall = this.clock.now();
     for (const line of merged.lines) {
       this.lines++;
       const events = this.options.session.push(line.text, { lineNo: line.lineNo, wall, live: true });
@@ -197,7 +203,7 @@ export class Supervisor {
   }
 
   private tick(): void {
-    const wall = Date.now();
+    const wall = this.clock.now();
     this.handle(this.options.session.tick({ wall }));
     this.afterReady?.tick(wall);
     this.checkAfterReady(false);
@@ -213,7 +219,7 @@ export class Supervisor {
     for (const event of events) {
       if (event.type === 'verdict' && this.phase === 'startup') this.onLogVerdict(event.verdict);
       if (event.type === 'after-ready-failure') {
-        this.afterReady?.notice(event, Date.now());
+        this.afterReady?.notice(event, this.clock.now());
         this.checkAfterReady(false);
       }
     }
@@ -230,7 +236,7 @@ export class Supervisor {
       return;
     }
     this.phase = 'health-wait';
-    this.readyAt = Date.now();
+    this.readyAt = this.clock.now();
     void probeHealth(this.options.health.url, { timeoutMs: PROBE_TIMEOUT_MS }).then((result) => this.onProbe(result));
   }
 
@@ -244,14 +250,14 @@ export class Supervisor {
   /** A fatal line after READY decides once the rest of its traceback is in (or the process died). */
   private checkAfterReady(force: boolean): boolean {
     if (this.phase !== 'health-wait' && this.phase !== 'attached') return false;
-    const verdict = this.afterReady?.verdict(Date.now(), force);
+    const verdict = this.afterReady?.verdict(this.clock.now(), force);
     if (verdict) this.decide(verdict, 'log');
     return verdict !== undefined;
   }
 
   private onTimeout(): void {
     if (this.phase !== 'startup' && this.phase !== 'health-wait') return;
-    this.decide(timeoutVerdict({ session: this.options.session, timeoutMs: this.options.timeoutMs!, elapsedMs: Date.now() - this.startedAt }), 'timeout');
+    this.decide(timeoutVerdict({ session: this.options.session, timeoutMs: this.options.timeoutMs!, elapsedMs: this.clock.now() - this.startedAt }), 'timeout');
   }
 
   private onChildExit(exit: ChildExit): void {

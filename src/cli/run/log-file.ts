@@ -1,7 +1,7 @@
 /** The log `spinup run` tees the server's output to: always a new file, never one that existed. */
 import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 export interface RunLog {
   path: string;

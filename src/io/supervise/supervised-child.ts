@@ -1,14 +1,15 @@
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { OutputQueue, type OutputChunk } from './output-queue.js';
-import { isProcessAlive, listGroupMembers } from './process-table.js';
-import { signalProcessGroup, terminateGroup, type StopReport } from './terminate-group.js';
+import { OutputQueue, type OutputChunk } from '../output-queue.js';
+import { isProcessAlive, listGroupMembers } from '../process-table.js';
+import { signalProcessGroup, terminateGroup, type StopReport } from '../terminate-group.js';
+import { systemClock } from '../wall-clock.js';
 
 /** How the main process ended. Exactly one of `code` and `signal` is non-null. */
 export interface ChildExit {
   code: number | null;
   signal: NodeJS.Signals | null;
-  /** `Date.now()` when the exit was observed (within milliseconds of the death). */
+  /** wall-clock time (ms) when the exit was observed (within milliseconds of the death). */
   at: number;
 }
 
@@ -17,7 +18,7 @@ export interface Child {
   pid: number;
   /** Equal to `pid`: the child leads a new session and process group. */
   pgid: number;
-  /** `Date.now()` right after the process was started. */
+  /** wall-clock time (ms) right after the process was started. */
   startedAt: number;
   /**
    * Raw stdout and stderr chunks in arrival order; iterate once. Chunks are not lines, and the two streams
@@ -56,7 +57,7 @@ export type PipedProcess = ChildProcessByStdio<null, Readable, Readable>;
 export class SupervisedChild implements Child {
   readonly pid: number;
   readonly pgid: number;
-  readonly startedAt = Date.now();
+  readonly startedAt = systemClock.now();
   readonly output: OutputQueue;
   readonly exited: Promise<ChildExit>;
   private exit: ChildExit | undefined;
@@ -70,7 +71,7 @@ export class SupervisedChild implements Child {
     this.output = new OutputQueue({ highWaterBytes: HIGH_WATER_BYTES, onPressure: (paused) => this.pause(paused) });
     this.exited = new Promise((resolve) => {
       proc.once('exit', (code, signal) => {
-        this.exit = { code, signal, at: Date.now() };
+        this.exit = { code, signal, at: systemClock.now() };
         resolve(this.exit);
       });
     });

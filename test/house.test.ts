@@ -1,0 +1,57 @@
+/**
+ * The house rules a reader relies on, checked on the source itself: core is pure (no `node:`
+ * import, no clock read), no command imports another (shared flags live beside them in cli/),
+ * and the wall clock is read in one module only (everything else is handed a clock).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../src', import.meta.url));
+const CLOCK_MODULE = 'io/wall-clock.ts';
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const files = sources(SRC).map((path) => ({ name: relative(SRC, path).split('\\').join('/'), text: readFileSync(path, 'utf8') }));
+
+/** Module specifiers of static imports, re-exports and dynamic imports, comments left out. */
+function importsOf(text: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)'([^']+)'/gm)].map((m) => m[1]!);
+}
+
+function codeOf(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '').replace(/`(?:[^`\\]|\\.)*`/g, '``');
+}
+
+describe('the house', () => {
+  it('has sources to check (the walk found them)', () => {
+    expect(files.some((f) => f.name.startsWith('core/'))).toBe(true);
+    expect(files.some((f) => f.name.startsWith('cli/commands/'))).toBe(true);
+    expect(files.some((f) => f.name === CLOCK_MODULE)).toBe(true);
+  });
+
+  it.for(files.filter((f) => f.name.startsWith('core/')).map((f) => [f.name, f.text] as const))('core/ is pure: %s imports no node: module and reads no clock', ([, text]) => {
+    expect(importsOf(text).filter((spec) => spec.startsWith('node:') || !spec.startsWith('.'))).toEqual([]);
+    expect(codeOf(text)).not.toMatch(/\bDate\.now\s*\(|new Date\s*\(\s*\)|\bperformance\.now\s*\(|\bprocess\./);
+    // Nothing above core: it must not reach up into io, pack, cli...
+    expect(importsOf(text).filter((spec) => spec.startsWith('../'))).toEqual([]);
+  });
+
+  it.for(files.filter((f) => f.name.startsWith('cli/commands/')).map((f) => [f.name, f.text] as const))('%s imports no other command', ([, text]) => {
+    const siblings = importsOf(text).filter((spec) => spec.startsWith('./') || spec.includes('/commands/'));
+    expect(siblings).toEqual([]);
+  });
+
+  it('reads the wall clock in one module only', () => {
+    const readers = files.filter((f) => f.name !== CLOCK_MODULE && /\bDate\.now\s*\(|new Date\s*\(\s*\)/.test(codeOf(f.text))).map((f) => f.name);
+    expect(readers).toEqual([]);
+  });
+});
