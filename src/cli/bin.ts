@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 import { setFlagsFromString } from 'node:v8';
 import { EXIT } from '../core/exit-codes.js';
+import { releaseDeadTerminals, terminalsAtStart } from './dead-terminal.js';
 import { internalErrorReport, main } from './main.js';
 
 // A rule pattern in a user's pack that backtracks catastrophically, which the load-time check
@@ -20,14 +21,10 @@ const onSignal = (): void => {
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
-// `spinup watch ... | head -1`: a closed stdout is the reader saying it has enough.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  // A full disk or a dead terminal: say so once; the exit code still carries the verdict.
-  if (!process.stderr.destroyed) process.stderr.write(`spinup: cannot write to stdout (${error.code ?? error.message}); the exit code still gives the verdict\n`);
-});
-// `spinup watch ... 2>&1 | head -1` or a closed stderr: lose the messages, not the watch.
-process.stderr.on('error', () => undefined);
+// A closed stdout or stderr (`| head -1`, a full disk, a dead terminal) is handled by main
+// (cli/output-guard.ts): the watch goes on to its verdict.
+const terminals = terminalsAtStart();
+process.on('exit', () => releaseDeadTerminals(terminals));
 // A bug that escapes main (thrown in a callback) still ends the way main ends one, not in a bare trace.
 const escaped = (error: unknown): void => {
   if (!process.stderr.destroyed) process.stderr.write(internalErrorReport(error, `in '${process.argv[2] ?? ''}' (escaped)`));

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { Verdict } from '../core/events.js';
 import type { SessionOptions } from '../core/session.js';
 import { defaultHistoryPath } from '../history/history-path.js';
-import { openMemory, recordStart } from '../history/record-start.js';
+import { openMemory, recordStart, showsAStart } from '../history/record-start.js';
 import type { StartRecord } from '../history/start-record.js';
 import { TrackedSession } from '../history/tracked-session.js';
 import { wallDate, systemClock } from '../io/wall-clock.js';
@@ -56,7 +56,7 @@ export function startMemory(params: {
   const opened = openMemory({ path, host, learn: !flags['no-learn'] });
   const session = new TrackedSession({ ...params.session, memory: opened.memory });
   const record = (verdict: Verdict | undefined, log = params.log): string | undefined => {
-    if (!verdict) return undefined;
+    if (!verdict || !showsAStart(verdict)) return undefined;
     return recordStart({ path, session, verdict, host, when: wallDate(), source: params.source, log }).warning;
   };
   return { session, warning: opened.warning, record };

@@ -18,6 +18,17 @@ export function useColor(io: Io, stream: 'stdout' | 'stderr' = 'stdout'): boolea
   return Boolean(io[stream].isTTY);
 }
 
+// Streams that failed once (EPIPE, EIO, ENOSPC): every later write would fail the same way.
+const lost = new WeakSet<Writable>();
+
+export function markLost(stream: Writable): void {
+  lost.add(stream);
+}
+
+export function isWritable(stream: Writable): boolean {
+  return !lost.has(stream) && !stream.destroyed && stream.writable;
+}
+
 export function write(stream: Writable, text: string): void {
-  if (!stream.destroyed && stream.writable) stream.write(text);
+  if (isWritable(stream)) stream.write(text);
 }

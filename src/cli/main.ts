@@ -3,6 +3,7 @@ import { EXIT } from '../core/exit-codes.js';
 import { PackError, formatDiagnostic } from '../pack/diagnostic.js';
 import { InputError, ListenError, UsageError } from './errors.js';
 import { write, type Io } from './io-context.js';
+import { guardOutput } from './output-guard.js';
 import { version } from './version.js';
 
 type Command = (args: string[], io: Io) => Promise<number>;
@@ -46,6 +47,7 @@ Exit codes: 0 ready (or all passed) · 1 failed · 2 stalled · 3 input ended wi
 
 export async function main(io: Io): Promise<number> {
   const [name, ...args] = io.argv;
+  guardOutput(io, name ?? '');
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
     write(name === undefined ? io.stderr : io.stdout, `${mainHelp}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;

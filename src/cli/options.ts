@@ -9,8 +9,21 @@ import { UsageError } from './errors.js';
 export function durationOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = parseDuration(value);
-  if (ms === undefined || ms <= 0) throw new UsageError(`--${name} wants a duration like 90s, 5m or 1h30m, not "${value}"`);
+  if (ms === 0) throw new UsageError(`--${name} must be more than 0 (a duration like 90s, 5m or 1h30m)`);
+  if (ms === undefined || ms < 0) throw new UsageError(`--${name} wants a duration like 90s, 5m or 1h30m, not "${value}"`);
   return ms;
+}
+
+/**
+ * A `--pack` value that names no file (no slash, no .yaml) must be a shipped family; a typo
+ * is a usage error that lists them, not a missing pack file.
+ */
+export function packRefOption(ref: string): string {
+  const isFile = /[\\/]/.test(ref) || /\.ya?ml$/.test(ref);
+  if (!isFile && !(FAMILIES as readonly string[]).includes(ref)) {
+    throw new UsageError(`unknown pack "${ref}": the shipped packs are ${FAMILIES.join(', ')} (or name a pack FILE)`);
+  }
+  return ref;
 }
 
 /**
@@ -19,7 +32,7 @@ export function durationOption(name: string, value: string | undefined): number 
  */
 export function packsOption(value: string | undefined, env: Readonly<Record<string, string | undefined>> = {}): { packs: CompiledPack[]; family?: string } {
   if (value === undefined) return { packs: FAMILIES.map((f) => loadPack(f)) };
-  const pack = loadPack(value, { cacheDir: packCacheDir(env) });
+  const pack = loadPack(packRefOption(value), { cacheDir: packCacheDir(env) });
   return { packs: [pack], family: pack.name };
 }
 

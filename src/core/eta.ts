@@ -21,6 +21,8 @@ export interface ProgressEstimate {
   ratePerS?: number;
   /** Time left, as of `at`. */
   etaMs?: number;
+  /** Counted down to a later time: by how much that time is past the ETA (then `etaMs` is 0). */
+  overdueMs?: number;
   basis: 'tqdm' | 'samples';
 }
 
@@ -81,7 +83,8 @@ export class ProgressTracker {
   estimate(now?: number): ProgressEstimate | undefined {
     const latest = this.latest;
     if (!latest || now === undefined || latest.etaMs === undefined) return latest;
-    return { ...latest, etaMs: Math.max(0, latest.etaMs - Math.max(0, now - latest.at)) };
+    const left = latest.etaMs - Math.max(0, now - latest.at);
+    return left >= 0 ? { ...latest, etaMs: left } : { ...latest, etaMs: 0, overdueMs: -left };
   }
 }
 
@@ -92,7 +95,7 @@ export function formatProgress(estimate: ProgressEstimate): string {
   const parts = [count];
   if (estimate.ratePerS !== undefined && estimate.ratePerS > 0) parts.push(formatRate(estimate.ratePerS));
   if (estimate.etaMs !== undefined && estimate.total !== undefined && estimate.current < estimate.total) {
-    parts.push(`~${formatDuration(estimate.etaMs)} left`);
+    parts.push(estimate.overdueMs ? `overdue by ${formatDuration(estimate.overdueMs)}` : `~${formatDuration(estimate.etaMs)} left`);
   }
   return parts.join(', ');
 }

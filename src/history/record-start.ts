@@ -38,6 +38,15 @@ export interface RecordStartParams {
   log?: string;
 }
 
+/**
+ * Whether the log showed a start at all: an empty file, binary data or another program's log ends
+ * INCOMPLETE in stage none, and recording it would count a start of the guessed family that never
+ * happened (and teach budgets from it).
+ */
+export function showsAStart(verdict: Verdict): boolean {
+  return verdict.verdict !== 'incomplete' || verdict.stage !== 'none';
+}
+
 /** Appends the record of a finished start (for `watch`, `run` and `replay`). */
 export function recordStart(params: RecordStartParams): { record: StartRecord; written: boolean; warning?: string } {
   const record = params.session.toRecord(params);

@@ -137,6 +137,16 @@ export class LineSplitter {
     }
   }
 
+  /**
+   * The line (or `\r` frame) held so far with no terminator yet, without taking it: a writer that
+   * went quiet in the middle of a line (a last line with no newline) has still said it.
+   */
+  pending(): SplitLine | undefined {
+    if (this.#kept === 0) return undefined;
+    const bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts, this.#kept);
+    return { text: bytes.subarray(0, utf8Boundary(bytes)).toString('utf8'), lineNo: this.#lineNo, truncated: this.#dropped };
+  }
+
   /** Flushes a final line that had no terminator. */
   end(): SplitLine[] {
     const lines: SplitLine[] = [];

@@ -28,6 +28,7 @@ export interface WatchLoopOptions {
   /** Stop at the first verdict once live; false = read to the end (latest run wins). */
   stopAtVerdict: boolean;
   tickMs?: number;
+  /** Wall time (ms) after which the loop gives up, in every mode (live or not). */
   timeoutMs?: number;
   signal?: AbortSignal;
   onEvents?: (events: SessionEvent[]) => void;
@@ -71,6 +72,8 @@ const VERDICT_GRACE_MS = 40;
 /** ...but a log that never pauses still gets its verdict. */
 const VERDICT_GRACE_MAX_MS = 500;
 const TICK = Symbol('tick');
+/** Live, how long a line may wait for its newline before it is read as it stands. */
+export const PARTIAL_LINE_QUIET_MS = 500;
 /**
  * How long a verdict found in the file waits for a new run before it stands. A restarted server
  * that appends to the same log prints its launch line within seconds (imports, argument
@@ -83,7 +86,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   const clock = options.clock ?? systemClock;
   const splitter = new LineSplitter({ maxLineBytes: options.maxLineBytes });
   const iterator = options.source[Symbol.asyncIterator]();
-  const startedAt = wall?.();
+  const timeoutFrom = clock.now();
   let caughtUp = false;
   let settlingSince: number | undefined;
   // The last line of what was there at the start, and the verdict it gave (not the answer).
@@ -94,7 +97,12 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   const emit = (events: SessionEvent[]): void => {
     if (events.length > 0) options.onEvents?.(events);
   };
+  // A line read before its newline came (the writer went quiet mid-line): not read again as it was.
+  let readEarly: SplitLine | undefined;
+  let lastDataAt = clock.now();
   const push = (line: SplitLine): void => {
+    if (readEarly && line.lineNo === readEarly.lineNo && line.text === readEarly.text) return;
+    readEarly = undefined;
     emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.(), live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
   };
   const fast = options.skipQuietLines === false ? undefined : new FastLineReader(session, splitter, push, options.maxLineBytes);
@@ -124,15 +132,25 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     if (settling) settlingSince ??= clock.now();
     else settlingSince = undefined;
     if (settlingSince !== undefined && clock.now() - settlingSince > VERDICT_GRACE_MAX_MS) return finish('verdict');
-    if (options.timeoutMs !== undefined && wall && startedAt !== undefined && wall() - startedAt >= options.timeoutMs) {
+    // Wall time in every mode: a finished file read on log time, an endless pipe, a FIFO.
+    const leftMs = options.timeoutMs === undefined ? undefined : options.timeoutMs - (clock.now() - timeoutFrom);
+    if (leftMs !== undefined && leftMs <= 0) {
       // A verdict found in the file still waiting for a newer run is better than no answer.
       return finish(settling || stale ? 'verdict' : 'timeout');
     }
     const waitMs = settling ? VERDICT_GRACE_MS : (options.tickMs ?? 200);
-    const winner = await next.wait(wall || settling ? waitMs : undefined, options.signal);
+    const bounded = wall || settling ? waitMs : undefined;
+    const winner = await next.wait(leftMs === undefined ? bounded : Math.min(bounded ?? leftMs, leftMs), options.signal);
+    if (winner === TICK && !wall && !settling) continue;
     if (winner === DONE) return finish('interrupted');
     if (winner === TICK && settling) return finish('verdict');
     if (winner === TICK) {
+      // `tail -F` shows a line as soon as it is written, newline or not: after a short quiet, so do we.
+      const partial = clock.now() - lastDataAt >= PARTIAL_LINE_QUIET_MS ? splitter.pending() : undefined;
+      if (partial && !(readEarly && partial.lineNo === readEarly.lineNo && partial.text === readEarly.text)) {
+        push(partial);
+        readEarly = partial;
+      }
       emit(session.tick({ wall: wall!() }));
       options.onTick?.();
       continue;
@@ -144,7 +162,10 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
       return result('ended');
     }
     const item = arrived.value;
-    if (item.kind === 'data') read(item.chunk);
+    if (item.kind === 'data') {
+      lastDataAt = clock.now();
+      read(item.chunk);
+    }
     else if (item.kind === 'flush') feed(splitter.end());
     else if (item.kind === 'caught-up') {
       caughtUp = true;

@@ -39,7 +39,7 @@ describe('errors a user can cause: one message, a documented code, no trace', ()
   it.for([
     { args: ['frob'], code: 64, message: 'spinup: unknown command "frob". Run \'spinup --help\' for the list.' },
     { args: [], code: 64, message: 'Usage: spinup <command> [options]' },
-    { args: ['watch', '--frob', 'x.log'], code: 64, message: "spinup watch: Unknown option '--frob'" },
+    { args: ['watch', '--frob', 'x.log'], code: 64, message: 'spinup watch: unknown option --frob.' },
     { args: ['watch', '--timeout', 'soon', 'x.log'], code: 64, message: 'spinup watch: --timeout wants a duration like 90s, 5m or 1h30m, not "soon"' },
     { args: ['watch'], code: 64, message: 'spinup watch: name a log FILE to watch, or - for stdin' },
     { args: ['watch', 'a.log', '--node', '1=b.log'], code: 64, message: 'spinup watch: give the nodes either as FILE... (ranks from the order or the logs) or as --node RANK=SOURCE, not both' },
@@ -48,7 +48,8 @@ describe('errors a user can cause: one message, a documented code, no trace', ()
     { args: ['watch', '--no-follow', 'missing.log'], code: 66, message: 'spinup watch: missing.log: no such file' },
     { args: ['watch', '--no-follow', 'a-dir'], code: 66, message: 'spinup watch: a-dir: is a directory, not a log file' },
     { args: ['watch', '--no-follow', '/proc/self/mem'], code: 66, message: 'spinup watch: /proc/self/mem: cannot read: EIO: i/o error, read' },
-    { args: ['watch', '--no-follow', '--pack', 'no-such-family', 'exists.log'], code: 78, message: 'error pack/unreadable Cannot read the pack: no such file.' },
+    { args: ['watch', '--no-follow', '--pack', 'no-such-family', 'exists.log'], code: 64, message: 'spinup watch: unknown pack "no-such-family": the shipped packs are sglang, vllm (or name a pack FILE)' },
+    { args: ['watch', '--no-follow', '--pack', 'no-such-pack.yaml', 'exists.log'], code: 78, message: 'error pack/unreadable Cannot read the pack: no such file.' },
     { args: ['explain', '/proc/self/mem'], code: 66, message: 'spinup explain: EIO: i/o error, read' },
     { args: ['run', '--log', 'exists.log', '--', 'true'], code: 64, message: 'already exists; spinup run never overwrites a log' },
     { args: ['run', '--'], code: 64, message: 'spinup run: name the server command after --' },

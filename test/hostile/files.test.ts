@@ -8,7 +8,7 @@ import { appendFileSync, closeSync, mkdirSync, openSync, renameSync, rmdirSync, 
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, killAll, scratch, sleep, spawnCli, STACK_TRACE, type CliChild } from './cli-child.js';
+import { assertBuilt, killAll, scratch, sleep, spawnCli, spawnShell, STACK_TRACE, type CliChild } from './cli-child.js';
 
 const { dir, env, cleanup } = scratch('files');
 beforeAll(assertBuilt);
@@ -160,6 +160,41 @@ describe('the followed file, mistreated', () => {
     await sleep(300);
     appendFileSync(second, READY);
     expect(await w.finished(), w.dump()).toEqual({ code: 0, signal: null });
+    noCrash(w);
+  });
+
+  it('13.4: --timeout is wall time with --no-follow too: an endless pipe (`yes | spinup watch --no-follow -`) ends at it, exit 2', async () => {
+    const w = spawnShell(`yes '[2025-03-08 12:29:13 TP0] hello' | "$BIN" watch --no-history --no-follow --timeout 2s -`, { cwd: dir, env });
+    expect(await w.finished(30_000), w.dump()).toEqual({ code: 2, signal: null });
+    expect(w.stderr).toMatch(/^timed out after 2s with no verdict/m);
+    noCrash(w);
+  });
+
+  it('13.4: --timeout with --no-follow on a pipe that stays silent: exit 2', async () => {
+    // stdin is a pipe the test holds open and never writes to.
+    const w = spawnCli(['watch', '--no-history', '--no-follow', '--timeout', '1s', '-'], { cwd: dir, env });
+    expect(await w.finished(30_000), w.dump()).toEqual({ code: 2, signal: null });
+    expect(w.stderr).toContain('timed out after 1s with no verdict: no log line seen yet');
+  });
+
+  it('13.4: --no-follow on a FIFO whose writer never stops: ends at --timeout, exit 2', async () => {
+    const path = casePath('server.fifo');
+    execFileSync('mkfifo', [path]);
+    const w = spawnShell(`yes '${LOADING.trim()}' >"${path}" & exec "$BIN" watch --no-history --no-follow --timeout 2s "${path}"`, { cwd: dir, env });
+    expect(await w.finished(30_000), w.dump()).toEqual({ code: 2, signal: null });
+    expect(w.stderr).toMatch(/^timed out after 2s with no verdict/m);
+  });
+
+  it('13.4: a device (/dev/zero) with --no-follow is not a log file: one message, exit 66, as the README says', async () => {
+    const w = spawnCli(['watch', '--no-history', '--no-follow', '--timeout', '2s', '/dev/zero'], { cwd: dir, env });
+    expect(await w.finished(30_000), w.dump()).toEqual({ code: 66, signal: null });
+    expect(w.stderr.trim()).toBe('spinup watch: /dev/zero: is a character device, not a log file');
+  });
+
+  it('13.4: /dev/zero followed: reported as not a regular file, and --timeout ends the wait (exit 2)', async () => {
+    const w = watch('/dev/zero', '2s');
+    expect(await w.finished(30_000), w.dump()).toEqual({ code: 2, signal: null });
+    expect(w.stderr).toContain('/dev/zero is not a regular file');
     noCrash(w);
   });
 });

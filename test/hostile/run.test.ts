@@ -4,11 +4,11 @@
  * children and exits. Each ends with one clear message and its exit code, and no process the
  * test started (directly or through spinup) outlives it.
  */
-import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, PidTracker } from '../io/pid-tracker.js';
-import { assertBuilt, killAll, scratch, SERVERS, sleep, spawnCli, STACK_TRACE, type CliChild } from './cli-child.js';
+import { assertBuilt, FIXTURES, killAll, scratch, SERVERS, sleep, spawnCli, spawnShell, STACK_TRACE, type CliChild } from './cli-child.js';
 
 const { dir, env, cleanup } = scratch('run');
 const tracker = new PidTracker();
@@ -86,5 +86,65 @@ describe('spinup run with a server that misbehaves', () => {
     for (let waited = 0; workers.some(isAlive) && waited < 2_000; waited += 50) await sleep(50);
     expect(workers.filter(isAlive)).toEqual([]);
     expect(w.stderr).toContain('stopping the server');
+  });
+
+  it('13.1: run | head -1 keeps supervising and exits with the verdict code', async () => {
+    const log = join(dir, `run-${++logs}.log`);
+    const fixture = join(FIXTURES, 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log');
+    const server = `node "${join(SERVERS, 'replay-log.mjs')}" --log "${fixture}" --speed 20 --max-gap-ms 100 --then exit1`;
+    const w = spawnShell(`{ "$BIN" run --log "${log}" -- ${server}; echo $? >"${log}.rc"; } | head -1`, { cwd: dir, env });
+    expect(await w.finished(20_000), w.dump()).toEqual({ code: 0, signal: null });
+    trackPrinted(w);
+    expect(w.stdout.trim().split('\n')).toHaveLength(1); // head -1 had its line
+    expect(readFileSync(`${log}.rc`, 'utf8').trim(), w.dump()).toBe('1');
+    // The server was not stopped mid-start: the log holds every line it printed (its stdout and
+    // stderr interleave, so their order may differ from the fixture's).
+    const lines = (path: string): string[] => readFileSync(path, 'utf8').split('\n').sort();
+    expect(lines(log)).toEqual(lines(fixture));
+    expect(w.stderr).toContain('FAILED sglang  gpu_oom');
+    expect(w.stderr.match(/stdout was closed/g), w.dump()).toHaveLength(1);
+    expect(w.stderr).not.toMatch(STACK_TRACE);
+  });
+
+  it('13.11: run has one clock: the verdict\'s time and the process line\'s are both time since the launch', async () => {
+    // A replayed capture runs its log's clock fast (speed 100): 2 minutes of log in about a second.
+    const fixture = join(FIXTURES, 'sglang/10-tp2-stuck-nccl-init-hang.log');
+    const { w } = run([], [process.execPath, join(SERVERS, 'replay-log.mjs'), '--log', fixture, '--speed', '100', '--max-gap-ms', '100', '--then', 'exit1']);
+    expect(await w.finished(20_000), w.dump()).toEqual({ code: 1, signal: null });
+    trackPrinted(w);
+    const seconds = (text: string): number => {
+      const [, m, s, ms] = /^(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$/.exec(text)!;
+      return Number(m ?? 0) * 60 + Number(s ?? 0) + Number(ms ?? 0) / 1000;
+    };
+    const verdictAt = /stage +distributed_init, (\S+) after launch/.exec(w.stderr)?.[1];
+    const exitAt = /process +pid \d+ exited with code 1, (\S+) after launch/.exec(w.stderr)?.[1];
+    expect(verdictAt, w.dump()).toBeDefined();
+    expect(exitAt, w.dump()).toBeDefined();
+    expect(seconds(verdictAt!)).toBe(seconds(exitAt!));
+    // The stage lines are on the same clock: none later than the verdict.
+    const stageTimes = [...w.stderr.matchAll(/^\[ *(\S+)\] stage /gm)].map((m) => seconds(m[1]!));
+    expect(stageTimes.length).toBeGreaterThan(0);
+    for (const at of stageTimes) expect(at).toBeLessThanOrEqual(seconds(exitAt!));
+  });
+
+  it('13.12 (issue 12): run records its start in the history like watch, and takes --history, --no-history, --no-learn', async () => {
+    const history = join(dir, 'run-history.jsonl');
+    const server = [process.execPath, join(SERVERS, 'replay-log.mjs'), '--log', join(FIXTURES, 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log'), '--then', 'exit1'];
+    const first = run(['--history', history], server);
+    expect(await first.w.finished(20_000), first.w.dump()).toEqual({ code: 1, signal: null });
+    trackPrinted(first.w);
+    const records = (): { source: string; verdict: string; cause?: string; log?: string }[] =>
+      readFileSync(history, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(records()).toEqual([expect.objectContaining({ source: 'run', verdict: 'failed', cause: 'gpu_oom', log: first.log })]);
+    for (const flags of [['--no-history'], ['--history', history, '--no-learn']]) {
+      const again = run(flags, server);
+      expect(await again.w.finished(20_000), again.w.dump()).toEqual({ code: 1, signal: null });
+      trackPrinted(again.w);
+    }
+    expect(records().map((r) => r.source)).toEqual(['run', 'run']); // --no-history left none
+    const shown = spawnCli(['history', '--history', history], { cwd: dir, env });
+    expect(await shown.finished()).toEqual({ code: 0, signal: null });
+    expect(shown.stdout).toMatch(/2 starts in .*run-history\.jsonl/);
+    expect(shown.stdout).toMatch(/failed load_weights +gpu_oom/);
   });
 });

@@ -3,11 +3,11 @@
  * closed, stdout is a full disk, stdin ends in the middle of a line, a signal arrives during a
  * follow. Every case ends quietly, with one clear message and a documented exit code.
  *
- * Decided here: when the reader of stdout leaves before the verdict, spinup stops at once and
- * exits 0 (the reader said it has enough; nothing failed and no one is left to tell). When it
- * leaves while the verdict is being printed, the exit code is the verdict's.
+ * Decided here: when the reader of stdout leaves (`| head -1`), spinup goes on to the verdict:
+ * it stops writing to stdout, says so once on stderr, and exits with the verdict's code (exit 0
+ * means READY and nothing else); `spinup run` also keeps supervising and logging the server.
  */
-import { appendFileSync, closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, FIXTURES, killAll, scratch, sleep, spawnCli, spawnShell, STACK_TRACE } from './cli-child.js';
@@ -20,6 +20,9 @@ afterAll(cleanup);
 const START = "[2025-03-08 12:00:00] server_args=ServerArgs(model_path='x')\n";
 const LOADING = '[2025-03-08 12:00:01] Load weight begin. avail mem=70.00 GB\n';
 const READY_LOG = join(FIXTURES, 'sglang/09-tp4-l4-qwq32b-ready-health-polls.log');
+const OOM_LOG = join(FIXTURES, 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log');
+const OOM = '[2025-03-08 12:00:02] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 114.00 MiB.\n';
+const READY_LINE = '[2025-03-08 12:00:03] The server is fired up and ready to roll!\n';
 
 let cases = 0;
 function logWith(text: string): string {
@@ -31,28 +34,44 @@ function logWith(text: string): string {
 }
 
 describe('stdout, stderr and stdin misbehave', () => {
-  it('`spinup watch --json FILE | head -1`: one line out, then a quiet end (no EPIPE trace)', async () => {
+  it('13.1: watch --json FILE | head -1: the watch goes on to the verdict and exits with its code', async () => {
     const log = logWith(START);
-    const w = spawnShell(`"$BIN" watch --no-history --json "${log}" 2>"${log}.err" | head -1; cat "${log}.err" >&2`, { cwd: dir, env });
-    await sleep(500);
-    // More events to write into the closed pipe; bounded, and generous for a loaded CI machine.
-    for (let i = 0; i < 200 && !w.exit; i++) {
+    const w = spawnShell(`{ "$BIN" watch --no-history --json "${log}" 2>"${log}.err"; echo $? >"${log}.rc"; } | head -1; cat "${log}.err" >&2`, { cwd: dir, env });
+    await w.until('the first event, read through head', () => w.stdout.includes('\n'), 20_000);
+    // More events to write into the closed pipe, then the line that decides.
+    for (let i = 0; i < 20; i++) {
       appendFileSync(log, LOADING);
       await sleep(50);
     }
-    expect(await w.finished()).toEqual({ code: 0, signal: null });
-    expect(w.stderr).toBe('');
+    appendFileSync(log, OOM);
+    expect(await w.finished(10_000), w.dump()).toEqual({ code: 0, signal: null });
+    expect(readFileSync(`${log}.rc`, 'utf8').trim()).toBe('1');
     expect(w.stdout.trim().split('\n')).toHaveLength(1);
     expect(JSON.parse(w.stdout)).toMatchObject({ type: 'family' });
+    expect(w.stderr.match(/stdout was closed/g), w.dump()).toHaveLength(1);
+    expect(w.stderr).not.toMatch(STACK_TRACE);
   });
 
-  it('the reader of stdout leaves before the verdict: spinup exits 0 at its next write', async () => {
+  it('13.1: watch --no-follow --json FAILED.log | head -3 exits 1, as text mode does', async () => {
+    for (const json of [true, false]) {
+      const flags = json ? '--json' : '';
+      const w = spawnShell(`{ "$BIN" watch --no-history --no-follow ${flags} "${OOM_LOG}"; echo $? >&2; } | head -3 >/dev/null`, { cwd: dir, env });
+      expect(await w.finished(10_000), w.dump()).toEqual({ code: 0, signal: null });
+      expect(w.stderr.trim().split('\n').at(-1), w.dump()).toBe('1');
+      expect(w.stderr).not.toMatch(STACK_TRACE);
+    }
+  });
+
+  it('13.1: the reader of stdout leaves before the verdict: spinup says so once and exits with the verdict code', async () => {
     const log = logWith(START);
     const w = spawnCli(['watch', '--no-history', '--json', log], { cwd: dir, env });
     await w.until('a first event', () => w.stdout.includes('\n'));
     w.child.stdout!.destroy(); // close our end of the pipe, like `head -1` exiting
     appendFileSync(log, LOADING);
-    expect(await w.finished()).toEqual({ code: 0, signal: null });
+    await w.untilStderr('stdout was closed');
+    appendFileSync(log, LOADING + READY_LINE);
+    expect(await w.finished(), w.dump()).toEqual({ code: 0, signal: null });
+    expect(w.stderr.match(/stdout was closed/g)).toHaveLength(1);
     expect(w.stderr).not.toMatch(STACK_TRACE);
   });
 

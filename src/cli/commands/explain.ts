@@ -1,7 +1,6 @@
 /** `spinup explain FILE`: which rule matched which line, the stage timeline, and why the verdict. */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import { compare } from '../../replay/compare.js';
 import { expectFileFor } from '../../replay/discover.js';
@@ -14,9 +13,10 @@ import { rankCandidates } from '../format/explain-reasons.js';
 import { formatExplain, stageRows } from '../format/explain-text.js';
 import { verdictJson } from '../format/verdict-json.js';
 import { useColor, write, type Io } from '../io-context.js';
-import { durationOption, packsOption } from '../options.js';
+import { durationOption, packRefOption, packsOption } from '../options.js';
 import { laneFromTrace } from '../../report/lane-from-trace.js';
 import { laneTimelineText } from '../../report/text-timeline.js';
+import { parseOptions } from '../parse-options.js';
 
 export const explainHelp = `Usage: spinup explain [options] FILE
 
@@ -42,7 +42,7 @@ Exit: the verdict's code (0 ready, 1 failed, 2 stalled, 3 incomplete) · 64 usag
 Example: spinup explain --only-matches fixtures/sglang/04-rocm-glm5-tp8-hip-oom-load.log`;
 
 export async function explainCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: {
@@ -90,6 +90,7 @@ export async function explainCommand(args: string[], io: Io): Promise<number> {
 
 /** A relative pack path is relative to the working directory the CLI was given. */
 function resolvePackArg(value: string, cwd: string): string {
+  packRefOption(value);
   return /[\\/]/.test(value) || /\.ya?ml$/.test(value) ? resolve(cwd, value) : value;
 }
 

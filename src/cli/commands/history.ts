@@ -1,5 +1,4 @@
 /** `spinup history`: past starts and what is normal for a model on this host. */
-import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import { readHistory, skippedSummary } from '../../history/history-store.js';
 import { formatGroups, formatStarts, groupStarts, shortModel, slowestStage } from '../../history/history-table.js';
@@ -8,6 +7,7 @@ import { historyPath } from '../history-flags.js';
 import { useColor, write, type Io } from '../io-context.js';
 import { laneFromRecord } from '../../report/lane-from-record.js';
 import { startsTimelineText } from '../../report/text-timeline.js';
+import { parseOptions } from '../parse-options.js';
 
 export const historyHelp = `Usage: spinup history [options]
 
@@ -23,10 +23,11 @@ Options:
   --json           one JSON object per start, one per model+settings, then a summary
   -h, --help       show this help
 
-Exit: 0 · 64 usage · 66 no history file`;
+Exit: 0 (also when no start was recorded yet: the file does not exist) · 64 usage
+      66 the history file cannot be read (a directory, no permission)`;
 
 export async function historyCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: { model: { type: 'string' }, history: { type: 'string' }, timeline: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
@@ -38,6 +39,7 @@ export async function historyCommand(args: string[], io: Io): Promise<number> {
   if (values.timeline && values.json) throw new UsageError('--timeline draws for people; --json is for scripts: pick one');
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (did you mean --model ${positionals[0]}?)`);
   const path = historyPath(io, values.history);
+  const shown = values.history ?? path;
   if (path === undefined) throw new UsageError('no history path: HOME and XDG_STATE_HOME are unset; pass --history PATH');
   let read: ReturnType<typeof readHistory>;
   try {
@@ -57,11 +59,11 @@ export async function historyCommand(args: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   if (read.records.length === 0) {
-    write(io.stdout, `No starts recorded in ${path} yet: 'spinup watch' records each start it sees.\n`);
+    write(io.stdout, `No starts recorded in ${shown} yet: 'spinup watch' and 'spinup run' record each start they see.\n`);
     return EXIT.ok;
   }
   const filtered = needle === undefined ? '' : ` matching "${values.model}"`;
-  write(io.stdout, `${records.length} start${records.length === 1 ? '' : 's'}${filtered} in ${path}\n\n`);
+  write(io.stdout, `${records.length} start${records.length === 1 ? '' : 's'}${filtered} in ${shown}\n\n`);
   if (records.length === 0) return EXIT.ok;
   if (values.timeline) {
     const rows = records.map((r) => ({ title: `${localTime(r.when).slice(5)} ${shortModel(r, 14)}`, lane: laneFromRecord(r) }));

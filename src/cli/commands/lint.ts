@@ -1,10 +1,10 @@
 /** `spinup lint [PACK...]`: validate rule packs and say where each problem is. */
-import { parseArgs } from 'node:util';
 import pc from 'picocolors';
 import { EXIT } from '../../core/exit-codes.js';
 import type { Diagnostic } from '../../pack/diagnostic.js';
 import { lintPacks, type LintResult } from '../../pack/lint-packs.js';
 import { useColor, write, type Io } from '../io-context.js';
+import { parseOptions } from '../parse-options.js';
 
 export const lintHelp = `Usage: spinup lint [options] [PACK...]
 
@@ -29,7 +29,7 @@ Exit: 0 no errors (warnings are printed but allowed) · 78 errors found.
 Example: spinup lint rules/sglang.yaml my-pack.yaml`;
 
 export async function lintCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: { fixtures: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },

@@ -1,5 +1,4 @@
 /** `spinup replay [PATH|GLOB...]`: regression-test the packs against captured logs. */
-import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,9 +11,10 @@ import { ExpectationError } from '../../replay/expectation.js';
 import { replayReporter, type ReplayFormat } from '../reporters/replay-reporters.js';
 import { InputError, UsageError } from '../errors.js';
 import { write, type Io } from '../io-context.js';
-import { durationOption } from '../options.js';
+import { durationOption, packRefOption } from '../options.js';
 import { replayHistoryHelp, replayMemory } from '../history-flags.js';
 import type { ReplayMemory } from '../../replay/replay-memory.js';
+import { parseOptions } from '../parse-options.js';
 
 export const replayHelp = `Usage: spinup replay [options] [PATH|GLOB...]
        spinup replay --record LOG [--family NAME] [--then-idle DURATION] [--force]
@@ -52,7 +52,7 @@ const FORMATS: readonly ReplayFormat[] = ['text', 'json', 'junit'];
 type Format = ReplayFormat;
 
 export async function replayCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: {
@@ -74,6 +74,7 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
     write(io.stdout, `${replayHelp}\n`);
     return EXIT.ok;
   }
+  for (const ref of values.pack ?? []) packRefOption(ref);
   if (values.record !== undefined) {
     if (positionals.length > 0 || values.coverage || values.format || values.output) throw new UsageError('--record takes one LOG and no other replay options');
     return record({ log: values.record, family: values.family, thenIdle: values['then-idle'], force: values.force, packRefs: values.pack }, io);

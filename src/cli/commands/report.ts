@@ -2,7 +2,6 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import { readHistory, skippedSummary } from '../../history/history-store.js';
 import { shortModel } from '../../history/history-table.js';
@@ -20,6 +19,7 @@ import { InputError, UsageError } from '../errors.js';
 import { write, type Io } from '../io-context.js';
 import { durationOption, packsOption } from '../options.js';
 import { historyPath } from '../history-flags.js';
+import { parseOptions } from '../parse-options.js';
 
 export const reportHelp = `Usage: spinup report [options] LOG... [--node NAME=LOG...]
        spinup report --history [--model SUBSTR] [--last N] [options]
@@ -55,7 +55,7 @@ Exit: 0 written · 64 usage (or FILE exists without --force) · 66 LOG not found
 Example: spinup report fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log -o start.html`;
 
 export async function reportCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: {

@@ -8,6 +8,7 @@ import { useColor, write, type Io } from '../io-context.js';
 import { historyFlagsHelp, startMemory, type StartMemory } from '../history-flags.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { listenHelp, packsOption } from '../options.js';
+import { outliveHangup } from '../outlive-hangup.js';
 import { familyFromCommand } from '../run/family.js';
 import { modelFromCommand } from '../run/model.js';
 import { superviseRun } from '../run/flow.js';
@@ -50,8 +51,8 @@ Options:
   --stall DURATION    one stall budget for every stage (default: the pack's, per stage)
   --timeout DURATION  STALLED when there is no verdict this long after the launch
   --json              one JSON event per line on stdout; the server's lines go to the log only
-${historyFlagsHelp}
   -q, --quiet         do not echo the server's lines; print only the verdict
+${historyFlagsHelp}
 ${listenHelp}
 ${groupRunHelp}
   -h, --help          show this help
@@ -112,7 +113,7 @@ async function launchAndSupervise({ io, options, session, memory, family, comman
   const child = await launch(options, io, log);
   status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
-  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, teeSinks([status, head, pusher]));
+  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, { launchedAt: child.startedAt, sink: teeSinks([status, head, pusher]) });
   const command = [options.command, ...options.args];
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
@@ -144,18 +145,13 @@ async function supervise(child: Child, ctx: Omit<Parameters<typeof superviseRun>
     }
   };
   // A lost SSH session must not end the supervision of a long start: keep going, the log file gets it all.
-  const ignore = (): void => {};
+  const hangup = outliveHangup(ctx.io, `supervising on; ${ctx.log.shown} keeps every line and the exit code will give the verdict`);
   process.once('exit', killGroup);
-  process.on('SIGHUP', ignore);
-  ctx.io.stdout.on('error', ignore);
-  ctx.io.stderr.on('error', ignore);
   try {
     return await superviseRun({ ...ctx, child, onRelease: () => (released = true) });
   } finally {
     process.removeListener('exit', killGroup);
-    process.removeListener('SIGHUP', ignore);
-    ctx.io.stdout.removeListener('error', ignore);
-    ctx.io.stderr.removeListener('error', ignore);
+    hangup();
     if (!released && groupAlive(child)) {
       await child.stop({ graceMs: Math.min(ctx.options.graceMs, 5_000) });
     }

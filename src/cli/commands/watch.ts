@@ -1,10 +1,10 @@
 /** `spinup watch [FILE|-]`: classify a server log, live or after the fact. */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
+import { decodeInput, GzipError } from '../../io/decode-input.js';
 import { fileSource, followSource, streamSource } from '../../io/sources.js';
 import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult } from '../../io/watch-loop.js';
 import { InputError, UsageError } from '../errors.js';
@@ -16,10 +16,12 @@ import { useColor, type Io } from '../io-context.js';
 import pc from 'picocolors';
 import { durationOption, listenHelp, listenOption, packsOption } from '../options.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
+import { outliveHangup } from '../outlive-hangup.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from '../history-flags.js';
 import { systemClock } from '../../io/wall-clock.js';
 import { groupOptionsHelp, isGroupWatch, watchGroupCommand } from '../watch-group.js';
+import { parseOptions } from '../parse-options.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
        spinup watch [options] FILE FILE... | --node R=SOURCE... | --srun SOURCE
@@ -38,7 +40,7 @@ Options:
   --no-follow         read FILE (or stdin) to the end on the log's own time, then report
   --from-end          start at the end of FILE instead of its beginning
   --stall DURATION    one stall budget for every stage (default: the pack's per stage)
-  --timeout DURATION  give up after this long in all (reported as stalled)
+  --timeout DURATION  give up after this much wall time, in every mode (exit 2)
   --json              one JSON event per line: family, stage, progress, warning, verdict
   --quiet             print only the verdict
 ${listenHelp}
@@ -47,12 +49,15 @@ ${historyFlagsHelp}
 
 ${groupOptionsHelp}
 
-Exit: 0 ready · 1 failed · 2 stalled · 3 input ended with no verdict · 64 usage
-      66 file not found (--no-follow) · 69 --listen port in use · 78 invalid pack
-      130 interrupted`;
+A lost terminal (SSH hang-up) does not stop spinup watch, nor does a reader of its stdout
+that goes away (| head -1): it goes on to the verdict and exits with its code.
+
+Exit: 0 ready · 1 failed · 2 stalled (or --timeout) · 3 input ended with no verdict
+      64 usage · 66 file not found or not a log file (--no-follow) · 69 --listen port in use
+      78 invalid pack · 130 interrupted`;
 
 export async function watchCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: {
@@ -140,9 +145,11 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
   io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-  const source = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : streamSource(io.stdin);
+  const bytes = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : streamSource(io.stdin);
+  const source = decodeInput(bytes, path ? target : 'stdin');
   if (memory.warning) reporter.notice({ type: 'history', detail: memory.warning });
   const ticker = setInterval(() => reporter.tick(), 1000);
+  const hangup = outliveHangup(io, 'watching on; the exit code and the history will give the verdict');
   let result: LoopResult;
   try {
     result = await runWatchLoop({
@@ -154,14 +161,18 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
       timeoutMs,
       signal: io.signal,
       onEvents: (events) => reporter.events(events),
-      onNotice: (notice) => reporter.notice(notice),
+      // The file as the user named it (`server.log`), like tail -F says it.
+      onNotice: (notice) => reporter.notice(notice.path !== undefined && notice.path === path ? { ...notice, path: target } : notice),
       onEarlierVerdict: (verdict) => reporter.earlier(verdict, earlierDetail(verdict)),
     });
   } catch (error) {
     // The file or pipe failed under us (EIO, a file that went unreadable): say which input it was.
-    if (typeof (error as NodeJS.ErrnoException | undefined)?.syscall === 'string') throw new InputError(`${path ? target : 'stdin'}: cannot read: ${readFailure(error)}`, { cause: error });
+    if (typeof (error as NodeJS.ErrnoException | undefined)?.syscall === 'string' || error instanceof GzipError) {
+      throw new InputError(`${path ? target : 'stdin'}: cannot read: ${readFailure(error)}`, { cause: error });
+    }
     throw error;
   } finally {
+    hangup();
     clearInterval(ticker);
     stop.abort();
     // An open pipe (tail -F upstream) would keep the process alive after the verdict.
@@ -203,6 +214,9 @@ function checkReadable(path: string, shown: string): void {
   }
   if (stats.isDirectory()) throw new InputError(`${shown}: is a directory, not a log file`);
   if (stats.isSocket()) throw new InputError(`${shown}: is a socket, not a log file`);
+  // /dev/zero or a disk has no end to read to; a FIFO (or `<(cmd)`) does, and is read like stdin.
+  if (stats.isCharacterDevice()) throw new InputError(`${shown}: is a character device, not a log file`);
+  if (stats.isBlockDevice()) throw new InputError(`${shown}: is a block device, not a log file`);
 }
 
 function readFailure(error: unknown): string {

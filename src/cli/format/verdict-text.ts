@@ -7,12 +7,25 @@ type Colors = ReturnType<typeof pc.createColors>;
 
 const MAX_LINE = 220;
 
-export function formatVerdict(verdict: Verdict, options: { color: boolean; family?: string }): string {
+export interface VerdictTextOptions {
+  color: boolean;
+  family?: string;
+  /**
+   * `spinup run` times everything from the launch, on the wall clock its process lines use (the
+   * log's own clock starts later, at its first line, and runs fast in a replayed capture).
+   */
+  sinceLaunchMs?: number;
+}
+
+export function formatVerdict(given: Verdict, options: VerdictTextOptions): string {
   const c = pc.createColors(options.color);
+  const origin = options.sinceLaunchMs === undefined ? 'start' : 'launch';
+  const verdict = options.sinceLaunchMs === undefined ? given : { ...given, elapsedMs: options.sinceLaunchMs };
   if (verdict.familyUnknown === 'no-evidence') return formatNoServer(c, verdict);
   // The shared rules' pack is no family: say what is not known instead of naming it.
-  const family = options.family && !verdict.familyUnknown ? ` ${c.dim(options.family)}` : '';
-  return [formatKnown(c, verdict, family), ...(verdict.familyUnknown === 'undecided' ? [UNDECIDED(c)] : [])].join('\n');
+  // `READY sglang  after 29s`; with no family to name, one space: `STALLED in stage none`.
+  const family = options.family && !verdict.familyUnknown ? ` ${c.dim(options.family)} ` : '';
+  return [formatKnown(c, verdict, family, origin), ...(verdict.familyUnknown === 'undecided' ? [UNDECIDED(c)] : [])].join('\n');
 }
 
 const UNDECIDED = (c: Colors): string =>
@@ -26,36 +39,36 @@ function formatNoServer(c: Colors, verdict: Verdict): string {
   ].join('\n');
 }
 
-function formatKnown(c: Colors, verdict: Verdict, family: string): string {
+function formatKnown(c: Colors, verdict: Verdict, family: string, origin: 'start' | 'launch'): string {
   switch (verdict.verdict) {
     case 'ready':
       return [
-        `${c.bold(c.green('READY'))}${family}  after ${formatDuration(verdict.elapsedMs)}`,
+        `${c.bold(c.green('READY'))}${family} after ${formatDuration(verdict.elapsedMs)}`,
         ...lineRow(c, 'decided by', verdict.decidedBy),
       ].join('\n');
     case 'failed':
-      return formatFailed(c, verdict, family);
+      return formatFailed(c, verdict, family, origin);
     case 'stalled':
       return [
-        `${c.bold(c.yellow('STALLED'))}${family}  in stage ${c.bold(verdict.stage)}`,
+        `${c.bold(c.yellow('STALLED'))}${family} in stage ${c.bold(verdict.stage)}`,
         verdict.budget?.source === 'server'
           ? row(c, 'reported', `by the server itself (${verdict.budget.detail}); no progress for ${formatDuration(verdict.silentMs ?? 0)}`)
           : row(c, 'silent for', `${formatDuration(verdict.silentMs ?? 0)} (budget ${formatDuration(verdict.budget?.ms ?? 0)}: ${verdict.budget?.detail ?? '?'})`),
         row(c, 'why', verdict.reason),
-        row(c, 'elapsed', formatDuration(verdict.elapsedMs)),
+        row(c, 'elapsed', origin === 'start' ? formatDuration(verdict.elapsedMs) : `${formatDuration(verdict.elapsedMs)} since launch`),
         ...lineRow(c, 'last line', verdict.lastLine),
       ].join('\n');
     case 'incomplete':
       return [
-        `${c.bold(c.cyan('INCOMPLETE'))}${family}  the input ended before any verdict (last stage: ${verdict.stage})`,
+        `${c.bold(c.cyan('INCOMPLETE'))}${family} the input ended before any verdict (last stage: ${verdict.stage})`,
         ...lineRow(c, 'last line', verdict.lastLine),
       ].join('\n');
   }
 }
 
-function formatFailed(c: Colors, verdict: Verdict, family: string): string {
-  const lines = [`${c.bold(c.red('FAILED'))}${family}  ${c.bold(verdict.cause ?? 'unknown')}: ${verdict.message ?? verdict.reason}`];
-  lines.push(row(c, 'stage', `${verdict.stage}, ${formatDuration(verdict.elapsedMs)} after start`));
+function formatFailed(c: Colors, verdict: Verdict, family: string, origin: 'start' | 'launch'): string {
+  const lines = [`${c.bold(c.red('FAILED'))}${family} ${c.bold(verdict.cause ?? 'unknown')}: ${verdict.message ?? verdict.reason}`];
+  lines.push(row(c, 'stage', `${verdict.stage}, ${formatDuration(verdict.elapsedMs)} after ${origin}`));
   if (verdict.rule) lines.push(row(c, 'rule', verdict.rule));
   const where = [verdict.rank, verdict.proc].filter(Boolean).join(', ');
   if (where) lines.push(row(c, 'process', where));

@@ -13,16 +13,16 @@ export function reportFormat(flags: { json?: boolean; quiet?: boolean }, statusL
   return statusLine ? 'status' : 'lines';
 }
 
-export function liveReporter(params: { format: ReportFormat; io: Io; session: Session; color: boolean }): LiveReporter {
-  const { format, io, session, color } = params;
+export function liveReporter(params: { format: ReportFormat; io: Io; session: Session; color: boolean; sinceLaunchMs?: () => number }): LiveReporter {
+  const { format, io, session, color, sinceLaunchMs } = params;
   switch (format) {
     case 'json':
       return new JsonReporter(io, session);
     case 'quiet':
-      return new QuietReporter(io, session, color);
+      return new QuietReporter(io, session, color, sinceLaunchMs);
     case 'status':
-      return new StatusLineReporter(io, session, color);
+      return new StatusLineReporter(io, session, color, sinceLaunchMs);
     case 'lines':
-      return new LinesReporter(io, session, color);
+      return new LinesReporter(io, session, color, sinceLaunchMs);
   }
 }

@@ -8,10 +8,10 @@ import type { SourceNotice } from './live-reporter.js';
 type Colors = ReturnType<typeof pc.createColors>;
 
 /** A stage change, warning, restart or crash after ready; undefined for events shown otherwise. */
-export function eventLine(event: SessionEvent, session: Session, c: Colors): string | undefined {
+export function eventLine(event: SessionEvent, session: Session, c: Colors, sinceLaunchMs?: () => number): string | undefined {
   const elapsed = (at: number): string => {
     const start = session.classifier?.state.startedAt ?? at;
-    return `[${formatDuration(at - start).padStart(6)}]`;
+    return `[${formatDuration(sinceLaunchMs ? sinceLaunchMs() : at - start).padStart(6)}]`;
   };
   switch (event.type) {
     case 'family':
@@ -47,6 +47,8 @@ export function noticeText(notice: SourceNotice): string {
       return `${path} was deleted; waiting for it to come back`;
     case 'not-a-file':
       return `${path} is not a regular file${notice.detail ? ` (${notice.detail})` : ''}; waiting`;
+    case 'decoded':
+      return `${path}: ${notice.detail ?? 'decoded'}`;
     case 'unreadable':
       return `cannot read ${path}${notice.detail ? `: ${notice.detail}` : ''}; retrying`;
     default:

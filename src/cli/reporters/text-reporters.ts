@@ -7,7 +7,8 @@ import pc from 'picocolors';
 import type { Verdict } from '../../core/events.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import { write, type Io } from '../io-context.js';
-import { clip, formatVerdict } from '../format/verdict-text.js';
+import { clipVisible } from '../format/clip-visible.js';
+import { formatVerdict } from '../format/verdict-text.js';
 import { eventLine, noticeText } from './event-lines.js';
 import { SilentReporter, type SourceNotice } from './live-reporter.js';
 import { statusText } from './standing.js';
@@ -20,6 +21,8 @@ export class QuietReporter extends SilentReporter {
     protected readonly io: Io,
     protected readonly session: Session,
     color: boolean,
+    /** `run`: stage lines show wall time since the launch, as its verdict does; default: the log's time since its start. */
+    protected readonly sinceLaunchMs?: () => number,
   ) {
     super();
     this.c = pc.createColors(color);
@@ -39,7 +42,7 @@ export class LinesReporter extends QuietReporter {
   override events(events: SessionEvent[]): void {
     for (const event of events) {
       if (event.type === 'verdict') continue;
-      const line = eventLine(event, this.session, this.c);
+      const line = eventLine(event, this.session, this.c, this.sinceLaunchMs);
       if (line) write(this.io.stderr, `${line}\n`);
     }
   }
@@ -64,8 +67,9 @@ export class StatusLineReporter extends LinesReporter {
   override tick(): void {
     const text = statusText(this.session, this.c);
     if (!text) return;
-    const width = Math.max(20, (this.io.stderr as { columns?: number }).columns ?? 100);
-    write(this.io.stderr, `\r\x1b[2K${clip(text, width - 1)}`);
+    // 0 columns means the terminal does not say (a serial console): assume 80.
+    const columns = (this.io.stderr as { columns?: number }).columns || 80;
+    write(this.io.stderr, `\r\x1b[2K${clipVisible(text, columns - 1)}`);
     this.shown = true;
   }
 

@@ -13,7 +13,7 @@ import { Supervisor, type Decision } from '../../io/supervise/supervisor.js';
 import { groupAlive } from '../../io/supervise/stop.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import type { StartMemory } from '../history-flags.js';
-import type { Io } from '../io-context.js';
+import { isWritable, type Io } from '../io-context.js';
 import type { RunLog } from './log-file.js';
 import type { RunOptions } from './options.js';
 import type { RunFacts, RunReporter } from './reporter.js';
@@ -174,15 +174,18 @@ class Flow {
 }
 
 async function writeAndDrain(stream: Writable, bytes: Buffer): Promise<void> {
-  if (stream.destroyed || !stream.writable) return;
+  if (!isWritable(stream)) return;
   if (stream.write(bytes)) return;
   await new Promise<void>((resolve) => {
+    // A stream that fails (its reader left) never drains: the error ends the wait too.
     const done = (): void => {
       stream.off('drain', done);
       stream.off('close', done);
+      stream.off('error', done);
       resolve();
     };
     stream.on('drain', done);
     stream.on('close', done);
+    stream.on('error', done);
   });
 }

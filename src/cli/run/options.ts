@@ -1,9 +1,9 @@
 /** The command line of `spinup run [options] -- CMD ARGS...`. */
-import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
 import type { ListenAddress } from '../../status/listen-address.js';
 import { historyFlags } from '../history-flags.js';
 import { durationOption, listenOption } from '../options.js';
+import { parseOptions } from '../parse-options.js';
 import { groupRunOptions, groupRunParseOptions, type GroupRunOptions } from './group-options.js';
 
 export interface RunOptions {
@@ -39,7 +39,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
   const split = args.indexOf('--');
   const own = split === -1 ? args : args.slice(0, split);
   const server = split === -1 ? [] : args.slice(split + 1);
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: own,
     allowPositionals: true,
     options: {
@@ -56,9 +56,9 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       quiet: { type: 'boolean', short: 'q' },
       listen: { type: 'string' },
       'no-state': { type: 'boolean' },
-      ...historyFlags,
       ...groupRunParseOptions,
       help: { type: 'boolean', short: 'h' },
+      ...historyFlags,
     },
   });
   if (values.help) return { kind: 'help' };

@@ -31,17 +31,23 @@ export class RunReporter {
   /** The session's own events, as `watch` would show them. */
   private readonly watch: LiveReporter;
   private readonly c: ReturnType<typeof pc.createColors>;
+  private readonly sink?: EventSink;
 
   constructor(
     private readonly io: Io,
     private readonly mode: RunReportMode,
     color: boolean,
     private readonly session: Session,
-    /** The status API: every event, and the verdict the run decided. */
-    private readonly sink?: EventSink,
+    clock: {
+      /** Wall time of the launch: what the run's text times count from. */
+      launchedAt: number;
+      /** The status API: every event, and the verdict the run decided. */
+      sink?: EventSink;
+    },
   ) {
     this.c = pc.createColors(color);
-    this.watch = liveReporter({ format: mode, io, session, color });
+    this.sink = clock.sink;
+    this.watch = liveReporter({ format: mode, io, session, color, sinceLaunchMs: () => systemClock.now() - clock.launchedAt });
   }
 
   /** Session events, except verdicts: the run decides its own (the probe, the process), see `verdict`. */
@@ -93,7 +99,9 @@ export class RunReporter {
       write(this.io.stdout, `${JSON.stringify({ type: 'verdict', ...json })}\n`);
       return;
     }
-    const block = formatVerdict(verdict, { color: this.c.isColorSupported, family: this.session.pack?.name });
+    // One clock in `run`: the verdict's time and the process line's are both wall time since the launch.
+    const decidedAt = decision.by === 'process' && decision.exit ? decision.exit.at : systemClock.now();
+    const block = formatVerdict(verdict, { color: this.c.isColorSupported, family: this.session.pack?.name, sinceLaunchMs: Math.max(0, decidedAt - facts.startedAt) });
     write(this.io.stderr, `${[block, ...this.rows(decision, facts)].join('\n')}\n`);
   }
 
