@@ -129,7 +129,10 @@ describe('spinup run with a server that misbehaves', () => {
 
   it('13.12 (issue 12): run records its start in the history like watch, and takes --history, --no-history, --no-learn', async () => {
     const history = join(dir, 'run-history.jsonl');
-    const server = [process.execPath, join(SERVERS, 'replay-log.mjs'), '--log', join(FIXTURES, 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log'), '--then', 'exit1'];
+    // One pipe (2>&1): the fixture server writes its error lines to stderr, and the order in which two
+    // pipes are read is up to the scheduler; this test is about the history record, not that race.
+    const replay = [process.execPath, join(SERVERS, 'replay-log.mjs'), '--log', join(FIXTURES, 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log'), '--then', 'exit1'];
+    const server = ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...replay];
     const first = run(['--history', history], server);
     expect(await first.w.finished(20_000), first.w.dump()).toEqual({ code: 1, signal: null });
     trackPrinted(first.w);
