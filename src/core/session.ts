@@ -20,11 +20,23 @@ import { StartFactsReader } from './start-facts.js';
 
 export type SessionEvent = ClassifierEvent | { type: 'family'; family: string; detected: boolean; certain: boolean };
 
+/**
+ * Something that follows a session without being part of it (the start history, its progress
+ * estimates): it sees every batch of events the session gives, then the line that gave them.
+ */
+export interface SessionObserver {
+  events(events: readonly SessionEvent[], session: Session): void;
+  /** After the events of a pushed line (what the line itself says, e.g. the start's facts). */
+  line?(raw: string, session: Session): void;
+}
+
 export interface SessionOptions {
   packs: readonly CompiledPack[];
   /** Pack name to use; omitted = detect from the first lines. */
   family?: string;
+  /** Read by the classifier at each tick: an observer may lend it budgets (learned ones) as they become known. */
   classifier?: ClassifierOptions;
+  observers?: readonly SessionObserver[];
 }
 
 /** Live, a log that shows clues but no decision is classified with the shared rules after this much wall time. */
@@ -93,7 +105,28 @@ export class Session {
     return this.lastVerdict;
   }
 
+  /** Who follows this session's events (see SessionObserver). */
+  get observers(): readonly SessionObserver[] {
+    return this.options.observers ?? [];
+  }
+
   push(raw: string, where: { lineNo?: number; wall?: number; live?: boolean } = {}): SessionEvent[] {
+    const events = this.tell(this.classify(raw, where));
+    for (const observer of this.observers) observer.line?.(raw, this);
+    return events;
+  }
+
+  tick(when: { wall?: number; idleMs?: number } = {}): SessionEvent[] {
+    return this.tell(this.idle(when));
+  }
+
+  end(): SessionEvent[] {
+    if (!this.timeline && this.detector!.evidence === 'none') return this.tell(this.track([{ type: 'verdict', verdict: this.noServerVerdict() }]));
+    const events = this.timeline ? [] : this.startShared();
+    return this.tell([...events, ...this.track(this.timeline!.end())]);
+  }
+
+  private classify(raw: string, where: { lineNo?: number; wall?: number; live?: boolean }): SessionEvent[] {
     if (this.timeline) return this.track(this.timeline.push(raw, where));
     const detector = this.detector!;
     const decided = detector.push(raw);
@@ -103,7 +136,7 @@ export class Session {
     return [];
   }
 
-  tick(when: { wall?: number; idleMs?: number } = {}): SessionEvent[] {
+  private idle(when: { wall?: number; idleMs?: number }): SessionEvent[] {
     if (this.timeline) return this.track(this.timeline.tick(when));
     // Clues without a decision must not hold the lines forever: a stall has to be seen all the same.
     const waited = when.wall !== undefined && this.firstHeldWall !== undefined && when.wall - this.firstHeldWall >= DETECT_WAIT_MS;
@@ -111,10 +144,9 @@ export class Session {
     return [...this.startShared(), ...this.track(this.timeline!.tick(when))];
   }
 
-  end(): SessionEvent[] {
-    if (!this.timeline && this.detector!.evidence === 'none') return this.track([{ type: 'verdict', verdict: this.noServerVerdict() }]);
-    const events = this.timeline ? [] : this.startShared();
-    return [...events, ...this.track(this.timeline!.end())];
+  private tell(events: SessionEvent[]): SessionEvent[] {
+    for (const observer of this.observers) observer.events(events, this);
+    return events;
   }
 
   private hold(held: Held): void {
