@@ -27,7 +27,14 @@ export type SessionEvent = ClassifierEvent | { type: 'family'; family: string; d
 export interface SessionObserver {
   events(events: readonly SessionEvent[], session: Session): void;
   /** After the events of a pushed line (what the line itself says, e.g. the start's facts). */
-  line?(raw: string, session: Session): void;
+  line?(raw: string, session: Session, where: LineWhere): void;
+}
+
+/** Where a pushed line sits: its number, the wall time it arrived, whether it was written while we watched. */
+export interface LineWhere {
+  lineNo?: number;
+  wall?: number;
+  live?: boolean;
 }
 
 export interface SessionOptions {
@@ -58,11 +65,13 @@ export class Session {
   private heldCount = 0;
   private firstHeldWall: number | undefined;
   private lastVerdict: Verdict | undefined;
+  private readonly following: SessionObserver[];
   /** The argument dumps of the packs in play: what a start's facts (model, TP) are read with. */
   readonly startFactsReader: StartFactsReader;
 
   constructor(private readonly options: SessionOptions) {
     this.startFactsReader = new StartFactsReader(options.packs);
+    this.following = [...(options.observers ?? [])];
     if (options.family !== undefined) {
       const pack = options.packs.find((p) => p.name === options.family);
       if (!pack) throw new Error(`no pack named ${options.family}`);
@@ -107,12 +116,21 @@ export class Session {
 
   /** Who follows this session's events (see SessionObserver). */
   get observers(): readonly SessionObserver[] {
-    return this.options.observers ?? [];
+    return this.following;
   }
 
-  push(raw: string, where: { lineNo?: number; wall?: number; live?: boolean } = {}): SessionEvent[] {
+  /** Follows this session from now on (a driver's own watcher, e.g. run's after-ready watch); returns the unfollow. */
+  observe(observer: SessionObserver): () => void {
+    this.following.push(observer);
+    return () => {
+      const at = this.following.indexOf(observer);
+      if (at !== -1) this.following.splice(at, 1);
+    };
+  }
+
+  push(raw: string, where: LineWhere = {}): SessionEvent[] {
     const events = this.tell(this.classify(raw, where));
-    for (const observer of this.observers) observer.line?.(raw, this);
+    for (const observer of this.following) observer.line?.(raw, this, where);
     return events;
   }
 
@@ -126,7 +144,7 @@ export class Session {
     return this.tell([...events, ...this.track(this.timeline!.end())]);
   }
 
-  private classify(raw: string, where: { lineNo?: number; wall?: number; live?: boolean }): SessionEvent[] {
+  private classify(raw: string, where: LineWhere): SessionEvent[] {
     if (this.timeline) return this.track(this.timeline.push(raw, where));
     const detector = this.detector!;
     const decided = detector.push(raw);
@@ -145,7 +163,7 @@ export class Session {
   }
 
   private tell(events: SessionEvent[]): SessionEvent[] {
-    for (const observer of this.observers) observer.events(events, this);
+    for (const observer of this.following) observer.events(events, this);
     return events;
   }
 
