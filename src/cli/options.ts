@@ -2,6 +2,7 @@
 import { parseDuration } from '../core/duration.js';
 import type { CompiledPack } from '../core/pack-types.js';
 import { FAMILIES, loadPack } from '../pack/load-pack.js';
+import { packCacheDir } from '../pack/pack-cache.js';
 import { parseListenAddress, type ListenAddress } from '../status/listen-address.js';
 import { UsageError } from './errors.js';
 
@@ -12,10 +13,13 @@ export function durationOption(name: string, value: string | undefined): number 
   return ms;
 }
 
-/** `--pack NAME|FILE`: that pack only (no detection); omitted: every shipped family, detected. */
-export function packsOption(value: string | undefined): { packs: CompiledPack[]; family?: string } {
+/**
+ * `--pack NAME|FILE`: that pack only (no detection); omitted: every shipped family, detected.
+ * A pack of one's own is cached in the state dir `env` names (pack/pack-cache.ts).
+ */
+export function packsOption(value: string | undefined, env: Readonly<Record<string, string | undefined>> = {}): { packs: CompiledPack[]; family?: string } {
   if (value === undefined) return { packs: FAMILIES.map((f) => loadPack(f)) };
-  const pack = loadPack(value);
+  const pack = loadPack(value, { cacheDir: packCacheDir(env) });
   return { packs: [pack], family: pack.name };
 }
 

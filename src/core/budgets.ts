@@ -20,3 +20,11 @@ export function budgetFor(pack: CompiledPack, stage: Stage, options: BudgetOptio
   if (own !== undefined) return { ms: own, source: 'pack', detail: `pack ${pack.name}, stage ${stage}` };
   return { ms: pack.defaultBudgetMs, source: 'pack', detail: `pack ${pack.name}, default budget` };
 }
+
+/** `budgetFor(...).ms` without building the budget's description: asked on every line. */
+export function budgetMsFor(pack: CompiledPack, stage: Stage, options: BudgetOptions): number {
+  if (options.stallOverrideMs !== undefined) return options.stallOverrideMs;
+  const learned = options.learned?.[stage];
+  if (learned) return learned.ms;
+  return pack.budgets[stage] ?? pack.defaultBudgetMs;
+}

@@ -3,13 +3,13 @@
  * events; the clock is always an argument, so replay (log time) and live watching (wall time)
  * run the very same code.
  */
-import { budgetFor, type BudgetOptions } from './budgets.js';
+import { budgetFor, budgetMsFor, type BudgetOptions } from './budgets.js';
 import type { Budget, ClassifierEvent, LogLine, Verdict } from './events.js';
 import { followStages } from './follow-stages.js';
 import { guardFrames } from './line-guard.js';
 import { matchFrame, type FrameMatch } from './match-frame.js';
 import type { CompiledPack } from './pack-types.js';
-import { parseFrame, type ParsedFrame } from './parse-line.js';
+import { parseFrame } from './parse-line.js';
 import type { QuietScope } from './prefilter.js';
 import { newRun, type RunState } from './run-state.js';
 import { failedVerdict, incompleteVerdict, readyVerdict, stalledVerdict } from './verdicts.js';
@@ -47,6 +47,12 @@ const FINAL_SETTLE_MS = 3_000;
 
 export class Classifier {
   private run: RunState = newRun();
+  /**
+   * The last progress-bar frame read, and what it matched: tqdm redraws the very same frame many
+   * times (its elapsed time and rate change once a second, not per frame), and the same text
+   * parses and matches the same way (both are pure), so a repeat skips the rule cascade.
+   */
+  private lastBar: { text: string; match: FrameMatch } | undefined;
   private lineNo = 0;
   private seq = 0;
   private readonly nextSeq = (): number => this.seq++;
@@ -68,20 +74,32 @@ export class Classifier {
   /** Feeds one raw physical line (its `\r` frames, colour codes and all). */
   feed(line: string, now: number, lineNo = this.lineNo + 1): ClassifierEvent[] {
     const events: ClassifierEvent[] = [];
-    for (const text of guardFrames(line)) {
-      const frame = parseFrame(text, this.pack.prefixes);
-      events.push(...this.tick(now), ...this.feedMatch(matchFrame(this.pack, frame), now, lineNo));
-    }
+    for (const text of guardFrames(line)) events.push(...this.tick(now), ...this.feedMatch(this.read(text), now, lineNo));
     return events;
   }
 
-  /** Parses a guarded frame with this classifier's pack (for drivers that need the timestamp first). */
-  parse(text: string): ParsedFrame {
-    return parseFrame(text, this.pack.prefixes);
-  }
+  /**
+   * Whether reading the line `text` now would change nothing but the run's last line and the time
+   * of its last activity, as a line without any rule's literal does (Session.skippable): before a
+   * verdict, while quiet lines may be skipped at all, one frame that the guard leaves as it is,
+   * without a timestamp, that no rule but a benign one matches. The caller has made sure it holds
+   * no traceback cue.
+   */
+  readonly quietText = (text: string): boolean => {
+    if (this.quietScope() !== 'beforeVerdict') return false;
+    const frames = guardFrames(text);
+    if (frames.length !== 1 || frames[0] !== text) return false;
+    const match = this.read(text);
+    return !match.frame.time && match.failures.length === 0 && !match.marker && !match.progress && !match.ready && !match.heartbeat && !match.confirmsReady;
+  };
 
-  match(frame: ParsedFrame): FrameMatch {
-    return matchFrame(this.pack, frame);
+  /** Parses and matches one guarded frame (a repeated progress frame from memory: see `lastBar`). */
+  read(text: string): FrameMatch {
+    const bar = this.lastBar;
+    if (bar !== undefined && bar.text === text) return bar.match;
+    const match = matchFrame(this.pack, parseFrame(text, this.pack.prefixes));
+    if (match.progress) this.lastBar = { text, match };
+    return match;
   }
 
   /** Applies one matched frame at log or wall time `now`. */
@@ -133,7 +151,7 @@ export class Classifier {
   /** Lets time pass: held verdicts settle, stalls are found. */
   tick(now: number): ClassifierEvent[] {
     const run = this.run;
-    if (run.verdict || run.startedAt === undefined) return [];
+    if (run.verdict || run.startedAt === undefined) return NO_EVENTS;
     if (run.pendingReady && now - run.pendingReady.at >= run.pendingReady.holdMs) {
       return [verdictEvent(readyVerdict(run, run.pendingReady.at + run.pendingReady.holdMs, run.pendingReady.line))];
     }
@@ -146,10 +164,10 @@ export class Classifier {
     if (run.uncaught && now - uncaughtSince >= uncaughtSettle) {
       return [verdictEvent(failedVerdict(run, uncaughtSince + uncaughtSettle))];
     }
-    const budget = this.currentBudget();
     const since = run.lastActivityAt ?? run.startedAt;
-    if (now - since > budget.ms) return [verdictEvent(stalledVerdict(run, since + budget.ms, budget, 'silence'))];
-    return [];
+    if (now - since <= budgetMsFor(this.pack, run.stage, this.options)) return NO_EVENTS;
+    const budget = this.currentBudget();
+    return [verdictEvent(stalledVerdict(run, since + budget.ms, budget, 'silence'))];
   }
 
   /** The input ended (end of file, closed pipe): settle what can be settled, else `incomplete`. */
@@ -176,7 +194,7 @@ export class Classifier {
     if (run.verdict) return run.verdict.verdict === 'ready' ? 'afterReady' : 'always';
     if (run.pendingReady || run.failing || run.continuation || !run.tracebacks.idle) return undefined;
     const uncaughtSettle = this.options.uncaughtSettleMs ?? DEFAULT_UNCAUGHT_SETTLE_MS;
-    if (uncaughtSettle < QUIET_MIN_BUDGET_MS || this.currentBudget().ms < QUIET_MIN_BUDGET_MS) return undefined;
+    if (uncaughtSettle < QUIET_MIN_BUDGET_MS || budgetMsFor(this.pack, run.stage, this.options) < QUIET_MIN_BUDGET_MS) return undefined;
     return 'beforeVerdict';
   }
 
@@ -220,6 +238,9 @@ export class Classifier {
     }
   }
 }
+
+/** What most ticks return: shared, and frozen so that a caller adding to it fails loudly. */
+const NO_EVENTS = Object.freeze([]) as unknown as ClassifierEvent[];
 
 function verdictEvent(verdict: Verdict): ClassifierEvent {
   return { type: 'verdict', verdict };

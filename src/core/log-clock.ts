@@ -79,7 +79,7 @@ export class LogClock {
   /**
    * A new run begins after a verdict: from here on time is measured from its own lines only, as
    * if the log began here at the time already reached (formats, dates and bars are forgotten).
-   * After a verdict not every line is read (io/quiet-lines.ts), so what the clock learned from
+   * After a verdict not every line is read (io/fast-path/), so what the clock learned from
    * the lines in between must not shape the new run's times.
    */
   restart(): void {

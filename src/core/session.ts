@@ -15,6 +15,7 @@ import { FamilyDetector } from './detect-family.js';
 import type { ClassifierEvent, Verdict } from './events.js';
 import { guardFrames } from './line-guard.js';
 import type { CompiledPack } from './pack-types.js';
+import type { Skippable } from './skippable.js';
 import { Timeline } from './timeline.js';
 import { StartFactsReader } from './start-facts.js';
 
@@ -90,9 +91,26 @@ export class Session {
     return this.timeline?.classifier;
   }
 
-  /** The timeline once classifying began, for a reader that skips quiet lines: read it, never push to it. */
+  /** The timeline once classifying began: read it, never push to it. */
   get currentTimeline(): Timeline | undefined {
     return this.timeline;
+  }
+
+  /** Which lines may be left unread now (core/skippable.ts); undefined before classifying began. */
+  skippable(): Skippable | undefined {
+    const timeline = this.timeline;
+    if (!timeline) return undefined;
+    const { classifier } = timeline;
+    const { verdict, lastLine } = classifier.state;
+    return {
+      pack: classifier.pack,
+      scope: classifier.quietScope(),
+      verdict: verdict === undefined ? undefined : verdict.verdict === 'ready' ? 'ready' : 'other',
+      clock: { run: timeline, epoch: timeline.clockEpoch, timedPrefix: timeline.timedPrefix },
+      lastLineNo: lastLine?.lineNo,
+      repeatsLastLine: timeline.repeatsLastLine,
+      quietText: classifier.quietText,
+    };
   }
 
   /** Where this log's time 0 sits on the clock of its timestamps (see LogClock.origin). */

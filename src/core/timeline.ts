@@ -7,6 +7,7 @@ import type { Classifier } from './classifier.js';
 import type { ClassifierEvent } from './events.js';
 import { guardFrames } from './line-guard.js';
 import { LogClock } from './log-clock.js';
+import type { FrameMatch } from './match-frame.js';
 import type { TimeParts } from './parse-line.js';
 
 /** `# [... gap in source ...]`: text missing from a capture, not part of the log. */
@@ -29,8 +30,20 @@ export class Timeline {
   /** The timestamp (rule and fields) the clock was last given, while nothing else moved it. */
   private epochTime: string | undefined;
   private timed: string | undefined;
+  private repeatable = false;
 
   constructor(readonly classifier: Classifier) {}
+
+  /**
+   * The last line pushed was one progress-bar frame that, pushed again byte for byte, would
+   * change nothing but the run's last line: a bar only (no other rule matched it), no timestamp,
+   * an elapsed time other than 0 (a 0 restarts the bar's clock), so its position and time are
+   * already taken and no event follows. tqdm prints such repeats by the thousand
+   * (io/fast-path/quiet-lines.ts leaves them unread).
+   */
+  get repeatsLastLine(): boolean {
+    return this.repeatable;
+  }
 
   /**
    * Changes whenever the clock may have changed: a timestamp other than the last one, a
@@ -45,7 +58,7 @@ export class Timeline {
    * When the last line pushed was one frame whose timestamp the clock took: the prefixes peeled
    * off it (`[2025-03-08 12:00:00 TP0] `). A line that begins with the same text and shows no
    * other timestamp reads the same timestamp with the same prefix rule, so while `clockEpoch`
-   * stays the same it tells the clock nothing new (io/quiet-lines.ts relies on this).
+   * stays the same it tells the clock nothing new (io/fast-path/quiet-lines.ts relies on this).
    */
   get timedPrefix(): string | undefined {
     return this.timed;
@@ -67,6 +80,7 @@ export class Timeline {
   push(raw: string, options: { lineNo?: number; wall?: number; live?: boolean } = {}): ClassifierEvent[] {
     this.lineNo = options.lineNo ?? this.lineNo + 1;
     this.timed = undefined;
+    this.repeatable = false;
     if (isGapMarker(raw)) {
       this.moveEpoch(undefined);
       this.clock.gap();
@@ -75,8 +89,8 @@ export class Timeline {
     const events: ClassifierEvent[] = [];
     const frames = guardFrames(raw);
     for (const text of frames) {
-      const frame = this.classifier.parse(text);
-      const match = this.classifier.match(frame);
+      const match = this.classifier.read(text);
+      const frame = match.frame;
       if (match.marker?.rule.restart && this.classifier.verdict) {
         // The classifier is about to start a new run (a verdict was given): a clock of its own.
         this.clock.restart();
@@ -89,6 +103,7 @@ export class Timeline {
         logNow = this.clock.observeBar(match.progress.key, match.progress.elapsedMs);
       }
       if (frames.length === 1 && frame.time && this.epochTime !== undefined) this.timed = text.slice(0, text.length - frame.body.length);
+      this.repeatable = frames.length === 1 && isBarOnly(match);
       const now = this.toNow(logNow, options.wall, options.live ?? false);
       events.push(...this.classifier.tick(now), ...this.classifier.feedMatch(match, now, this.lineNo));
     }
@@ -133,6 +148,12 @@ export class Timeline {
     this.lastNow = Math.max(this.lastNow, this.anchor.log + (wall - this.anchor.wall));
     return this.lastNow;
   }
+}
+
+function isBarOnly(match: FrameMatch): boolean {
+  const { progress } = match;
+  if (!progress || (progress.elapsedMs !== undefined && progress.elapsedMs <= 0) || match.frame.time) return false;
+  return !match.marker && match.failures.length === 0 && !match.benign && !match.ready && !match.heartbeat && !match.confirmsReady;
 }
 
 function timeKey(time: TimeParts): string {

@@ -8,33 +8,8 @@ export interface SplitLine {
   truncated: number;
 }
 
-/** How a line may be handled, as `LineHandler.quiet` says just before the line is due: read it. */
-export const FEED = 0;
-/** It changes nothing that a later line would not overwrite: of a run of SKIP lines only the last (non-blank) one is read. */
-export const SKIP = 1;
-/** It changes nothing at all: never read. */
-export const DROP = 2;
-export type Quiet = typeof FEED | typeof SKIP | typeof DROP;
-
-export interface LineHandler {
-  /**
-   * Takes one line. Returning false says it changed nothing after all (its message was blank):
-   * when it was the SKIP line read for a run of skipped ones, the one before it is read too.
-   */
-  emit(line: SplitLine): boolean | void;
-  /**
-   * Asked for each line that lies whole in one chunk, under the cap, with no `\r`, just before
-   * it is due (every line before it was emitted, or skipped): its bytes are `chunk[start, end)`.
-   */
-  quiet?(chunk: Buffer, start: number, end: number): Quiet;
-  /**
-   * Asked at the start of each physical line (nothing of it held from an earlier chunk): where in
-   * `chunk[start, end)` the next line begins that must be read; `start` or just after a `\n` in
-   * the range. Every line before it is let go whole: counted, never decoded nor asked about.
-   * `first` is true for the first question about a chunk (a reused buffer holds new bytes).
-   */
-  nextDue?(chunk: Buffer, start: number, end: number, first: boolean): number;
-}
+/** Takes each line as soon as it is cut. */
+export type LineSink = (line: SplitLine) => void;
 
 export interface LineSplitterOptions {
   /** Bytes kept per line; the rest of a longer line is counted, never buffered. Default 64 KiB. */
@@ -63,7 +38,6 @@ export class LineSplitter {
   #pendingCr = false;
   // ...and the text before that `\r` was empty, so it is a blank line only if `\n` follows.
   #pendingBlank = false;
-  #unread = 0;
   #lastLineNo = 0;
 
   constructor(options: LineSplitterOptions = {}) {
@@ -77,42 +51,53 @@ export class LineSplitter {
     return this.#totalDropped;
   }
 
-  /** Lines never emitted because `LineHandler.quiet` let them go. */
-  get unreadLines(): number {
-    return this.#unread;
-  }
-
-  /** Number of the last line emitted or let go (0 before any). */
+  /** Number of the last line emitted or skipped (0 before any). */
   get lastLineNo(): number {
     return this.#lastLineNo;
   }
 
-  push(chunk: Buffer): SplitLine[] {
-    const out: SplitLine[] = [];
-    this.forEachLine(chunk, { emit: (line) => void out.push(line) });
-    return out;
+  /** Number the next physical line gets. */
+  get nextLineNo(): number {
+    return this.#lineNo;
+  }
+
+  /** Nothing of a line is held: the next byte pushed begins a physical line. */
+  get atLineStart(): boolean {
+    return this.#parts.length === 0 && this.#kept === 0 && this.#dropped === 0 && !this.#lineHadCr && !this.#pendingCr;
   }
 
   /**
-   * Splits `chunk`, handing each line to `handler.emit` as soon as it is cut. A line that
-   * `handler.quiet` lets go is counted, not decoded: a DROP line at once; a run of SKIP lines
-   * is held until a line that is not skipped is due, or the chunk ends, and then only its last
-   * line is read (or, if that one says nothing, the last one that does).
+   * Counts `count` whole physical lines as passed without splitting them (a reader that leaves
+   * lines unread: io/fast-path); only at a line start.
    */
-  forEachLine(chunk: Buffer, handler: LineHandler): void {
-    const out = new Emitter(handler, (lineNo, unread) => this.#note(lineNo, unread));
-    this.#split(chunk, out, handler.quiet?.bind(handler), handler.nextDue?.bind(handler));
-    out.release();
+  skipLines(count: number): void {
+    if (count <= 0) return;
+    this.#lineNo += count;
+    this.#lastLineNo = Math.max(this.#lastLineNo, this.#lineNo - 1);
   }
 
-  #split(chunk: Buffer, out: Emitter, quiet: LineHandler['quiet'], nextDue: LineHandler['nextDue']): void {
+  push(chunk: Buffer): SplitLine[] {
+    const out: SplitLine[] = [];
+    this.forEachLine(chunk, (line) => void out.push(line));
+    return out;
+  }
+
+  /** Splits `chunk`, handing each line to `sink` as soon as it is cut. */
+  forEachLine(chunk: Buffer, sink: LineSink): void {
+    this.#split(chunk, (line) => {
+      this.#lastLineNo = Math.max(this.#lastLineNo, line.lineNo);
+      sink(line);
+    });
+  }
+
+  #split(chunk: Buffer, out: LineSink): void {
     const len = chunk.length;
     if (len === 0) return;
     let pos = 0;
     if (this.#pendingCr) {
       this.#pendingCr = false;
       if (chunk[0] === LF) {
-        if (this.#pendingBlank) out.push({ text: '', lineNo: this.#lineNo, truncated: 0 });
+        if (this.#pendingBlank) out({ text: '', lineNo: this.#lineNo, truncated: 0 });
         this.#newPhysicalLine();
         pos = 1;
       }
@@ -120,18 +105,7 @@ export class LineSplitter {
     // Cached so a chunk without `\r` (the common case) costs one failed scan, not one per line.
     let nextLf = chunk.indexOf(LF, pos);
     let nextCr = chunk.indexOf(CR, pos);
-    let first = true;
     while (pos < len) {
-      if (nextDue && this.#parts.length === 0 && !this.#lineHadCr) {
-        const due = nextDue(chunk, pos, len, first);
-        first = false;
-        if (due > pos) {
-          out.release();
-          this.#letGo(chunk, pos, due);
-          pos = due;
-          if (pos >= len) break;
-        }
-      }
       if (nextLf !== -1 && nextLf < pos) nextLf = chunk.indexOf(LF, pos);
       if (nextCr !== -1 && nextCr < pos) nextCr = chunk.indexOf(CR, pos);
       const isCr = nextCr !== -1 && (nextLf === -1 || nextCr < nextLf);
@@ -141,9 +115,7 @@ export class LineSplitter {
         break;
       }
       if (!isCr) {
-        const how = quiet && this.#parts.length === 0 && !this.#lineHadCr && end - pos <= this.#max ? quiet(chunk, pos, end) : FEED;
-        if (how === FEED) this.#finish(out, chunk, pos, end, true);
-        else out.letGo(how, chunk, pos, end, this.#lineNo);
+        this.#finish(out, chunk, pos, end, true);
         this.#newPhysicalLine();
         pos = end + 1;
       } else if (end + 1 < len && chunk[end + 1] === LF) {
@@ -168,24 +140,14 @@ export class LineSplitter {
   /** Flushes a final line that had no terminator. */
   end(): SplitLine[] {
     const lines: SplitLine[] = [];
-    const out = new Emitter({ emit: (line) => void lines.push(line) }, (lineNo, unread) => this.#note(lineNo, unread));
     this.#pendingCr = false;
-    if (this.#kept > 0 || this.#dropped > 0) this.#finish(out, undefined, 0, 0, false);
+    if (this.#kept > 0 || this.#dropped > 0) {
+      this.#finish((line) => {
+        this.#lastLineNo = Math.max(this.#lastLineNo, line.lineNo);
+        lines.push(line);
+      }, undefined, 0, 0, false);
+    }
     return lines;
-  }
-
-  #note(lineNo: number, unread: boolean): void {
-    this.#lastLineNo = Math.max(this.#lastLineNo, lineNo);
-    if (unread) this.#unread++;
-  }
-
-  /** Counts the whole lines of `chunk[start, end)` (it ends just after a `\n`) as let go unread. */
-  #letGo(chunk: Buffer, start: number, end: number): void {
-    let count = 0;
-    for (let at = chunk.indexOf(LF, start); at !== -1 && at < end; at = chunk.indexOf(LF, at + 1)) count++;
-    this.#lineNo += count;
-    this.#unread += count;
-    this.#lastLineNo = Math.max(this.#lastLineNo, this.#lineNo - 1);
   }
 
   #newPhysicalLine(): void {
@@ -208,13 +170,13 @@ export class LineSplitter {
   }
 
   /** Emits the line ending at `end`; `byLf` lines are emitted even when blank. */
-  #finish(out: Emitter, chunk: Buffer | undefined, start: number, end: number, byLf: boolean): void {
+  #finish(out: LineSink, chunk: Buffer | undefined, start: number, end: number, byLf: boolean): void {
     if (this.#parts.length === 0 && chunk !== undefined && end - start <= this.#max && (end > start || (byLf && !this.#lineHadCr))) {
       // The common case, a whole line inside this chunk and under the cap: decode it in place,
       // with no Buffer view allocated for it. (Decoding per line, not per chunk, keeps a line
       // kept as evidence from pinning the whole chunk's text in memory.)
       this.#reset();
-      out.push({ text: chunk.toString('utf8', start, end), lineNo: this.#lineNo, truncated: 0 });
+      out({ text: chunk.toString('utf8', start, end), lineNo: this.#lineNo, truncated: 0 });
       return;
     }
     let bytes: Buffer;
@@ -236,54 +198,13 @@ export class LineSplitter {
     this.#totalDropped += truncated;
     this.#reset();
     if (bytes.length === 0 && truncated === 0 && (!byLf || this.#lineHadCr)) return;
-    out.push({ text: bytes.toString('utf8'), lineNo: this.#lineNo, truncated });
+    out({ text: bytes.toString('utf8'), lineNo: this.#lineNo, truncated });
   }
 
   #reset(): void {
     this.#parts = [];
     this.#kept = 0;
     this.#dropped = 0;
-  }
-}
-
-/** Hands lines to a handler, holding back a run of SKIP lines until a line that is not skipped is due. */
-class Emitter {
-  /** The held run, all in `#chunk`: start, end and line number of each line, oldest first. */
-  readonly #run: number[] = [];
-  #chunk: Buffer | undefined;
-
-  constructor(
-    private readonly handler: LineHandler,
-    private readonly note: (lineNo: number, unread: boolean) => void,
-  ) {}
-
-  push(line: SplitLine): void {
-    this.release();
-    this.note(line.lineNo, false);
-    this.handler.emit(line);
-  }
-
-  letGo(how: Quiet, chunk: Buffer, start: number, end: number, lineNo: number): void {
-    if (how === DROP) {
-      this.note(lineNo, true);
-      return;
-    }
-    this.#chunk = chunk;
-    this.#run.push(start, end, lineNo);
-  }
-
-  /** Reads the held run's last line, and the ones before it while they turn out blank; lets go of the rest. */
-  release(): void {
-    const run = this.#run;
-    let at = run.length - 3;
-    for (; at >= 0; at -= 3) {
-      this.note(run[at + 2]!, false);
-      const took = this.handler.emit({ text: this.#chunk!.toString('utf8', run[at]!, run[at + 1]!), lineNo: run[at + 2]!, truncated: 0 });
-      if (took !== false) break;
-    }
-    for (let k = 0; k < at; k += 3) this.note(run[k + 2]!, true);
-    run.length = 0;
-    this.#chunk = undefined;
   }
 }
 

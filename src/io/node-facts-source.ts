@@ -1,7 +1,7 @@
 /**
  * Notes what a node's first bytes say about the group (its rank, the group size) as they pass
  * on to its watch loop. Read from the bytes, not from the session: lines that change nothing
- * for the classifier are let go unread (io/quiet-lines.ts), and a hard-wrapped argument dump
+ * for the classifier are let go unread (io/fast-path/), and a hard-wrapped argument dump
  * puts `nnodes=` on such a line.
  */
 import { addNodeFacts, nodeFactsOf, type NodeFacts } from '../core/node-facts.js';

@@ -4,8 +4,8 @@
  */
 import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
-import { LineSplitter, type LineHandler, type SplitLine } from './line-splitter.js';
-import { QuietLines } from './quiet-lines.js';
+import { FastLineReader } from './fast-path/fast-line-reader.js';
+import { LineSplitter, type SplitLine } from './line-splitter.js';
 import { systemClock, type WallClock } from './wall-clock.js';
 
 export type SourceItem =
@@ -50,9 +50,9 @@ export interface WatchLoopOptions {
    */
   liveAfterCatchUp?: boolean;
   /**
-   * Leave unread the lines that change nothing (io/quiet-lines.ts), and after a verdict those
-   * that cannot change it (io/skip-after-verdict.ts); default true. False reads every line: the
-   * reference the fast path is tested against.
+   * Leave unread the lines that change nothing, and after a verdict those that cannot change it
+   * (io/fast-path); default true. False reads every line: the reference the fast path is tested
+   * against.
    */
   skipQuietLines?: boolean;
 }
@@ -94,17 +94,13 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   const emit = (events: SessionEvent[]): void => {
     if (events.length > 0) options.onEvents?.(events);
   };
-  const quiet = options.skipQuietLines === false ? undefined : new QuietLines(session);
-  const handler: LineHandler = {
-    emit: (line) => {
-      emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.(), live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
-      return quiet?.noteFed(line.lineNo);
-    },
-    quiet: quiet && ((chunk, start, end) => quiet.classify(chunk, start, end)),
-    nextDue: quiet && ((chunk, start, end, first) => quiet.nextDue(chunk, start, end, first)),
+  const push = (line: SplitLine): void => {
+    emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.(), live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
   };
+  const fast = options.skipQuietLines === false ? undefined : new FastLineReader(session, splitter, push, options.maxLineBytes);
+  const read = (chunk: Buffer): void => (fast ? fast.read(chunk) : splitter.forEachLine(chunk, push));
   const feed = (splitLines: SplitLine[]): void => {
-    for (const line of splitLines) handler.emit(line);
+    for (const line of splitLines) push(line);
   };
   const result = (end: LoopEnd): LoopResult => ({ end, verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines: splitter.lastLineNo });
   const finish = async (end: LoopEnd): Promise<LoopResult> => {
@@ -148,7 +144,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
       return result('ended');
     }
     const item = arrived.value;
-    if (item.kind === 'data') splitter.forEachLine(item.chunk, handler);
+    if (item.kind === 'data') read(item.chunk);
     else if (item.kind === 'flush') feed(splitter.end());
     else if (item.kind === 'caught-up') {
       caughtUp = true;

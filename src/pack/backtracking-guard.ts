@@ -13,9 +13,13 @@ import { nodeAt, position } from './yaml-source.js';
  * exponentially stalls the classifier on one crafted line (no length cap helps: 40 characters
  * can take hours), so the pack is refused; one that backtracks polynomially runs on a shorter
  * input (`capPatternInput`). Shipped packs are lint-clean (a test checks it): not re-analysed.
+ *
+ * Returns the patterns of the foreign packs that backtrack polynomially, as
+ * `capPolynomialPatterns` keys them (a pack cache keeps them); throws PackError for one that
+ * backtracks exponentially.
  */
-export function guardBacktracking(foreign: PackFile[], pack: CompiledPack): CompiledPack {
-  if (foreign.length === 0) return pack;
+export function polynomialPatterns(foreign: PackFile[]): string[] {
+  if (foreign.length === 0) return [];
   const risksOf = backtrackingAnalyser();
   const diagnostics: Diagnostic[] = [];
   const polynomial = new Set<string>();
@@ -36,9 +40,16 @@ export function guardBacktracking(foreign: PackFile[], pack: CompiledPack): Comp
     }
   }
   if (diagnostics.length > 0) throw new PackError(diagnostics);
+  return [...polynomial];
+}
+
+/** Gives every regex of `pack` that `polynomialPatterns` named the shorter input cap. */
+export function capPolynomialPatterns(pack: CompiledPack, polynomial: readonly string[]): CompiledPack {
+  if (polynomial.length === 0) return pack;
+  const risky = new Set(polynomial);
   const frameRegexes = pack.frameFailures.flatMap((rule) => [rule.inFrame, rule.inTraceback]);
   for (const regex of [...pack.allRules.map((rule) => rule.regex), ...pack.ready.flatMap((rule) => rule.confirm), ...frameRegexes]) {
-    if (regex && polynomial.has(`${regex.flags}/${regex.source}`)) capPatternInput(regex);
+    if (regex && risky.has(`${regex.flags}/${regex.source}`)) capPatternInput(regex);
   }
   return pack;
 }

@@ -1,4 +1,5 @@
-import { RegExpParser, type AST } from '@eslint-community/regexpp';
+import type { AST } from '@eslint-community/regexpp';
+import { regexParser } from './regex-parser.js';
 
 /**
  * The code units a non-empty match of a pattern can begin with, read from its syntax tree: the
@@ -7,7 +8,7 @@ import { RegExpParser, type AST } from '@eslint-community/regexpp';
  * Only ever over-approximates: a unit left out can never start a match.
  */
 export function firstUnits(pattern: string, options: { ignoreCase?: boolean } = {}): string | null {
-  const ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: false });
+  const ast = regexParser().parsePattern(pattern, 0, pattern.length, { unicode: false });
   const { units } = first(ast, options.ignoreCase === true);
   if (units === ANY || units.size > MAX_UNITS) return null;
   return String.fromCharCode(...[...units].sort((a, b) => a - b));
@@ -23,7 +24,6 @@ interface First {
   nullable: boolean;
 }
 
-const parser = new RegExpParser({ ecmaVersion: 2024 });
 const NOTHING: First = { units: new Set(), nullable: true };
 
 function first(node: AST.Node, fold: boolean): First {

@@ -1,4 +1,5 @@
-import { RegExpParser, type AST } from '@eslint-community/regexpp';
+import type { AST } from '@eslint-community/regexpp';
+import { regexParser } from './regex-parser.js';
 
 /**
  * Literal extraction for the line prefilter. Each AST node is summarised by the
@@ -28,7 +29,6 @@ const SATURATION = 10;
 const ANY: Info = { exact: null, prefix: [''], suffix: [''], best: null };
 const EMPTY: Info = { exact: [''], prefix: [''], suffix: [''], best: null };
 
-const parser = new RegExpParser({ ecmaVersion: 2024 });
 
 /**
  * Literals such that every line the pattern matches contains at least one of
@@ -40,7 +40,7 @@ const parser = new RegExpParser({ ecmaVersion: 2024 });
  * Throws the parser's `RegExpSyntaxError` on an invalid pattern.
  */
 export function requiredLiterals(source: string, options: { ignoreCase?: boolean; minLength?: number } = {}): string[] | null {
-  const pattern = parser.parsePattern(source, 0, source.length, { unicode: false });
+  const pattern = regexParser().parsePattern(source, 0, source.length, { unicode: false });
   minLength = options.minLength ?? MIN_LEN;
   try {
     const best = analyse(pattern, options.ignoreCase === true).best;

@@ -5,10 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { compilePack, RuleCompileError, type CompileOptions } from '../core/compile-pack.js';
 import type { CompiledPack, PackSource } from '../core/pack-types.js';
 import { PackError, type Diagnostic } from './diagnostic.js';
-import { guardBacktracking } from './backtracking-guard.js';
+import { capPolynomialPatterns, polynomialPatterns } from './backtracking-guard.js';
+import { readPackCache, writePackCache } from './pack-cache.js';
 import { checkSchema } from './schema-check.js';
-import { patternAnalysis, precompiledSources } from './precompiled-packs.js';
 import { findRulePath } from './pack-rules.js';
+import { patternAnalysis, type PatternFacts } from './pattern-analysis.js';
+import { precompiledSources, precompiledTable } from './precompiled-packs.js';
 import { parseYamlSource, positionOf, type YamlSource } from './yaml-source.js';
 
 
@@ -98,9 +100,12 @@ export function readPackWithIncludes(file: string, display: (file: string) => st
 }
 
 export interface LoadOptions {
+  /** `rules/` to resolve a family name in (default: this installation's). */
   rulesDir?: string;
   /** Leave out the failure rules that name a cause (see `CompileOptions.withoutCauseRules`). */
   withoutCauseRules?: CompileOptions['withoutCauseRules'];
+  /** Where a foreign pack's checked form may be cached (pack-cache.ts); omitted: no cache. */
+  cacheDir?: string;
 }
 
 /** Loads and compiles a pack by name or path; throws PackError with located diagnostics. */
@@ -108,18 +113,25 @@ export function loadPack(ref: string, loadOptions: LoadOptions | string = {}): C
   // A string is the rules directory (the signature before LoadOptions existed).
   const options = typeof loadOptions === 'string' ? { rulesDir: loadOptions } : loadOptions;
   const file = resolvePackRef(ref, options.rulesDir);
+  const { cacheDir, withoutCauseRules } = options;
   // A shipped pack unchanged since the build was parsed and checked then: compile it at once.
   const checked = precompiledSources(file);
-  if (checked) return compilePack(checked, { ...patternAnalysis(), withoutCauseRules: options.withoutCauseRules });
+  if (checked) return compilePack(checked, { ...patternAnalysis(), withoutCauseRules });
+  const cached = cacheDir === undefined ? undefined : readPackCache(cacheDir, file);
+  if (cached) return capPolynomialPatterns(compilePack(cached.sources, { ...patternAnalysis(undefined, cached.facts), withoutCauseRules }), cached.polynomial);
   const { files, diagnostics } = readPackWithIncludes(file);
   if (diagnostics.length > 0) throw new PackError(diagnostics);
-  const foreign = files.filter((f) => dirname(f.file) !== shippedRulesDir());
-  return guardBacktracking(foreign, compileFiles(files, options.withoutCauseRules));
+  const facts = new Map<string, PatternFacts>();
+  const pack = compileFiles(files, { facts, withoutCauseRules });
+  const polynomial = polynomialPatterns(files.filter((f) => dirname(f.file) !== shippedRulesDir()));
+  if (cacheDir !== undefined) writePackCache(cacheDir, files.map((f) => ({ file: f.file, text: f.source.text, data: f.data })), facts, polynomial);
+  return capPolynomialPatterns(pack, polynomial);
 }
 
-export function compileFiles(files: PackFile[], withoutCauseRules?: CompileOptions['withoutCauseRules']): CompiledPack {
+/** `facts` receives every pattern's analysis (what a pack cache keeps). */
+export function compileFiles(files: PackFile[], options: { facts?: Map<string, PatternFacts>; withoutCauseRules?: CompileOptions['withoutCauseRules'] } = {}): CompiledPack {
   try {
-    return compilePack(files.map((f) => f.data), { ...patternAnalysis(), withoutCauseRules });
+    return compilePack(files.map((f) => f.data), { ...patternAnalysis(precompiledTable(), options.facts), withoutCauseRules: options.withoutCauseRules });
   } catch (error) {
     if (error instanceof RuleCompileError) throw new PackError([locateCompileError(files, error)]);
     throw error;

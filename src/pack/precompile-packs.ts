@@ -9,9 +9,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PackSource } from '../core/pack-types.js';
 import { formatDiagnostic, PackError } from './diagnostic.js';
-import { firstUnits } from './first-units.js';
-import { requiredLiterals } from './literals.js';
 import { compileFiles, readPackWithIncludes, shippedRulesDir } from './load-pack.js';
+import { analysePattern } from './pattern-analysis.js';
 import { PRECOMPILED_FILE, PRECOMPILED_VERSION, patternKey, type PrecompiledTable } from './precompiled-packs.js';
 
 export function buildPrecompiledTable(rulesDir = shippedRulesDir()): PrecompiledTable {
@@ -24,10 +23,11 @@ export function buildPrecompiledTable(rulesDir = shippedRulesDir()): Precompiled
     table.packs[name] = { text: own.source.text, data: own.data };
     for (const { pattern, ignoreCase } of patternsOf(own.data)) {
       const key = patternKey(pattern, ignoreCase);
-      table.literals[key] ??= requiredLiterals(pattern, { ignoreCase });
-      table.firstUnits[key] ??= firstUnits(pattern, { ignoreCase });
-      const short = table.literals[key] === null ? requiredLiterals(pattern, { ignoreCase, minLength: 2 }) : null;
-      if (short !== null) table.shortLiterals![key] = short;
+      if (key in table.literals) continue;
+      const facts = analysePattern(pattern, ignoreCase);
+      table.literals[key] = facts.literals;
+      table.firstUnits[key] = facts.firstUnits;
+      if (facts.shortLiterals !== null) table.shortLiterals![key] = facts.shortLiterals;
     }
   }
   return table;

@@ -5,13 +5,12 @@
  * data, and what the syntax tree of every pattern says (required literals, first units).
  *
  * A pack is taken from the table only while its file's text is exactly the text that was checked,
- * so an edited pack is read, checked and analysed like any user pack. Patterns the table does not
- * know (a user's own rules) get no literals: they simply run on every frame.
+ * so an edited pack is read, checked and analysed like any user pack. The table is a start-up
+ * cache and nothing more: a pattern it does not know is analysed at load (pattern-analysis.ts).
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CompileOptions } from '../core/compile-pack.js';
 import type { PackSource } from '../core/pack-types.js';
 
 export const PRECOMPILED_FILE = 'precompiled-packs.json';
@@ -48,16 +47,6 @@ export function precompiledTable(): PrecompiledTable | undefined {
     }
   }
   return cached ?? undefined;
-}
-
-/** The pattern analysis compilePack takes, from the table (patterns it does not know: none). */
-export function patternAnalysis(table = precompiledTable()): CompileOptions {
-  if (!table) return {};
-  return {
-    literalsOf: (pattern, ignoreCase) => table.literals[patternKey(pattern, ignoreCase)] ?? null,
-    firstUnitsOf: (pattern, ignoreCase) => table.firstUnits[patternKey(pattern, ignoreCase)] ?? null,
-    shortLiteralsOf: (pattern, ignoreCase) => table.shortLiterals?.[patternKey(pattern, ignoreCase)] ?? null,
-  };
 }
 
 /**

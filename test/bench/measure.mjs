@@ -1,4 +1,4 @@
-/** Runs a command and measures its wall time and peak RSS (GNU time when present, else /proc polling). */
+/** Runs a command and measures its wall time, CPU time and peak RSS (GNU time when present, else /proc polling). */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,10 +9,10 @@ export const rssMethod = GNU_TIME ? `${GNU_TIME} -f %M` : 'polling /proc/PID/sta
 
 /**
  * Runs `command args` (stdout captured, stderr captured) and resolves
- * { wallMs, rssKb, cpuMs (GNU time only), code, stdout, stderr }. `shell` runs a pipeline; then only the last stage's
+ * { wallMs, cpuMs (GNU time only, else null), rssKb, code, stdout, stderr }. `shell` runs a pipeline; then only the last stage's
  * RSS is known when it is wrapped by the caller.
  */
-export function measure(command, args, { cwd, stdin = 'ignore' } = {}) {
+export function measure(command, args, { cwd, stdin = 'ignore', stateDir } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'spinup-measure-'));
   const timeFile = join(scratch, 'time');
   // %U %S: CPU seconds, a figure the other load on a shared machine disturbs less than wall time.
@@ -21,7 +21,8 @@ export function measure(command, args, { cwd, stdin = 'ignore' } = {}) {
     const started = performance.now();
     // spinup records each start in $XDG_STATE_HOME/spinup/history.jsonl: keep the cost in the
     // figures but the runs out of the user's history (a benchmark is no start to learn from).
-    const env = { ...process.env, XDG_STATE_HOME: scratch };
+    // `stateDir` keeps one state dir across runs (a curator's pack cache, as on a real machine).
+    const env = { ...process.env, XDG_STATE_HOME: stateDir ?? scratch };
     const child = spawn(file, argv, { cwd, env, stdio: [stdin, 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -43,7 +44,7 @@ export function measure(command, args, { cwd, stdin = 'ignore' } = {}) {
       const wallMs = performance.now() - started;
       if (poll) clearInterval(poll);
       let rssKb = polled;
-      let cpuMs;
+      let cpuMs = null;
       if (GNU_TIME) {
         const lines = readFileSync(timeFile, 'utf8').trim().split('\n');
         const [rss, user, system] = lines[lines.length - 1].split(' ').map(Number);
@@ -51,7 +52,7 @@ export function measure(command, args, { cwd, stdin = 'ignore' } = {}) {
         cpuMs = (user + system) * 1000;
       }
       rmSync(scratch, { recursive: true, force: true });
-      resolve({ wallMs, rssKb, cpuMs, code, stdout, stderr });
+      resolve({ wallMs, cpuMs, rssKb, code, stdout, stderr });
     });
   });
 }

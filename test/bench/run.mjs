@@ -1,22 +1,31 @@
 /**
  * `npm run bench`: spinup's speed and memory beside grep on the same large log, in one run.
  *
- *   node test/bench/run.mjs [--size 1GB] [--small 100MB] [--runs 3] [--cold-runs 15]
- *                           [--latency-runs 15] [--seed N] [--dir DIR] [--out bench-results.json]
- *                           [--only TEXT]
+ *   node test/bench/run.mjs [--size 1GB] [--small 100MB] [--flood 300MB] [--runs 3] [--cold-runs 15]
+ *                           [--latency-runs 15] [--replay-logs 1000] [--seed N] [--dir DIR]
+ *                           [--out bench-results.json] [--only TEXT]
  *
  * --only measures just the rows whose name contains TEXT (`--only status-api`: the three rows of
  * the status API's cost) and skips the replay, cold-start and latency figures.
  *
- * The logs are generated (deterministically, see generate-log.mjs) into DIR (default: a
- * spinup-bench folder in the system temp dir) and kept there for the next run.
+ * The logs are generated (deterministically, see generate-log.mjs and generate-flood.mjs) into
+ * DIR (default: a spinup-bench folder in the system temp dir) and kept there for the next run.
+ * Rows (issue 18): (a) a pre-verdict NCCL_DEBUG=INFO flood start, (b) the same with one line in
+ * five a shard-bar frame, (c) (a) through stdin, (d) the after-verdict serving log, (e) a user's
+ * pack (the shipped sglang pack copied with one failure rule added), (f) replay of copies of the
+ * fixture corpus, (g) cold start. Each throughput row is a ratio to `grep -cE` with the seed
+ * regex on the same log, its output to a pipe (GNU grep stops at the first match when its
+ * output is /dev/null); by wall time and by CPU time (user + system), which a loaded machine
+ * distorts less.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FLOOD_VERSION, generateFloodStart } from './generate-flood.mjs';
 import { GENERATOR_VERSION, generateLog, parseSize } from './generate-log.mjs';
+import { replayCorpus, userPack } from './bench-inputs.mjs';
 import { detectionLatency } from './latency.mjs';
 import { measure, median, rssMethod } from './measure.mjs';
 import { chromiumPresent, describeRow, reportRender } from './report-render.mjs';
@@ -32,6 +41,8 @@ const option = (name, fallback) => {
 };
 const size = parseSize(option('--size', '1GB'));
 const smallSize = parseSize(option('--small', '100MB'));
+const floodSize = parseSize(option('--flood', '300MB'));
+const replayLogs = Number(option('--replay-logs', 1000));
 const runs = Number(option('--runs', 3));
 const coldRuns = Number(option('--cold-runs', 15));
 const latencyRuns = Number(option('--latency-runs', 15));
@@ -56,42 +67,69 @@ async function main() {
   await measure('wc', ['-l', big.file]);
   await measure('wc', ['-l', small.file]);
 
+  const flood = await ensureFlood(floodSize, 0);
+  const floodBars = await ensureFlood(floodSize, 5);
+  const floodSmall = await ensureFlood(smallSize, 0);
+  const floodBig = await ensureFlood(size, 0);
+  const pack = userPack(dir);
+  const packState = join(dir, 'user-pack-state');
+  const watch = (log, extra = {}) => ({ log, command: BIN, args: ['watch', '--no-follow', '--pack', extra.pack ?? 'sglang', extra.pipe ? '-' : log.file], pipe: extra.pipe ? log.file : undefined, stateDir: extra.stateDir, check: spinupFailedOom });
+  const grep = (log, row) => ({ row, name: `grep -cE '${SEED_REGEX}'`, log, command: 'grep', args: ['-cE', SEED_REGEX, log.file], grep: true });
   const tools = [
+    { row: 'a', name: 'spinup watch --no-follow --pack sglang  (NCCL flood, pre-verdict)', ...watch(flood), vs: 'grep a' },
+    grep(flood, 'grep a'),
+    { row: 'b', name: 'spinup watch ... (NCCL flood, 1 line in 5 a shard bar)', ...watch(floodBars), vs: 'grep b' },
+    grep(floodBars, 'grep b'),
+    { row: 'c', name: 'spinup watch ... -  (NCCL flood through stdin)', ...watch(flood, { pipe: true }), vs: 'a' },
     // The status API: the default serves it on a unix socket; --no-state is without it; --listen adds TCP.
-    { name: 'spinup watch --no-follow --pack sglang', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', big.file], check: spinupFailedOom, api: 'socket' },
-    { name: 'spinup watch --no-follow --pack sglang --no-state (no status API)', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '--no-state', big.file], check: spinupFailedOom, api: 'none' },
-    { name: 'spinup watch --no-follow --pack sglang --listen 127.0.0.1:0', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '--listen', '127.0.0.1:0', big.file], check: spinupFailedOom, api: 'listen' },
-    { name: `grep -cE '${SEED_REGEX}'`, log: big, command: 'grep', args: ['-cE', SEED_REGEX, big.file], grep: true },
+    { row: 'd', name: 'spinup watch --no-follow --pack sglang  (after-verdict serving log)', ...watch(big), vs: 'grep d', api: 'socket' },
+    grep(big, 'grep d'),
+    { name: 'spinup watch --no-follow --pack sglang --no-state (no status API)', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '--no-state', big.file], check: spinupFailedOom, api: 'none', vs: 'grep d' },
+    { name: 'spinup watch --no-follow --pack sglang --listen 127.0.0.1:0', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '--listen', '127.0.0.1:0', big.file], check: spinupFailedOom, api: 'listen', vs: 'grep d' },
+    { row: 'e', name: "spinup watch --no-follow --pack COPY/sglang.yaml  (user's pack, cache warm)", ...watch(big, { pack: pack.file, stateDir: packState }), vs: 'd', warmUp: true },
+    { row: 'e0', name: "spinup watch --no-follow --pack COPY/sglang.yaml  (user's pack, first start)", ...watch(big, { pack: pack.file }), vs: 'd' },
     ...(rg ? [{ name: `rg -c '${SEED_REGEX}'`, log: big, command: 'rg', args: ['-c', SEED_REGEX, big.file] }] : []),
     { name: 'wc -l (floor: read the file)', log: big, command: 'wc', args: ['-l', big.file] },
     { name: 'node: read + count lines (JS floor)', log: big, command: process.execPath, args: [join(ROOT, 'test/bench/node-floor.mjs'), 'lines', big.file] },
     { name: 'node: read + decode every line (JS floor)', log: big, command: process.execPath, args: [join(ROOT, 'test/bench/node-floor.mjs'), 'decode', big.file] },
-    { name: 'spinup watch --no-follow --pack sglang', log: small, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', small.file], check: spinupFailedOom },
-    { name: 'spinup watch --no-follow --pack sglang -  (stdin pipe)', log: big, command: BIN, args: ['watch', '--no-follow', '--pack', 'sglang', '-'], pipe: big.file, check: spinupFailedOom },
-  ].filter((tool) => only === undefined || tool.name.includes(only) || (only === 'status-api' && tool.api !== undefined));
+    { name: 'spinup watch --no-follow --pack sglang  (serving log)', ...watch(small) },
+    { name: 'spinup watch --no-follow --pack sglang -  (serving log, stdin pipe)', ...watch(big, { pipe: true }), vs: 'd' },
+    { name: 'spinup watch --no-follow --pack sglang  (NCCL flood)', ...watch(floodSmall) },
+    { name: 'spinup watch --no-follow --pack sglang  (NCCL flood)', ...watch(floodBig) },
+  ].filter((tool) => only === undefined || tool.name.includes(only) || (only === 'status-api' && tool.api !== undefined) || (tool.grep && tool.row === 'grep d'));
   const samples = new Map(tools.map((tool) => [tool, []]));
+  for (const tool of tools.filter((t) => t.warmUp)) {
+    say(`warming up (not measured): ${tool.name}`);
+    await measure(tool.command, [...tool.args.slice(0, -1), headOfLog(tool)], { stateDir: tool.stateDir });
+  }
   for (let run = 0; run < runs; run++) {
     for (const tool of tools) {
       say(`run ${run + 1}/${runs}: ${tool.name} on ${mb(tool.log.bytes)}`);
-      const result = tool.pipe ? await measurePiped(tool) : await measure(tool.command, tool.args);
+      const result = tool.pipe ? await measurePiped(tool) : await measure(tool.command, tool.args, { stateDir: tool.stateDir });
       tool.check?.(result);
       samples.get(tool).push(result);
     }
   }
-  const grepRow = tools.find((t) => t.grep);
-  const grepMs = grepRow ? median(samples.get(grepRow).map((s) => s.wallMs)) : undefined;
+  const wallOf = (tool) => median(samples.get(tool).map((s) => s.wallMs));
+  const cpuOf = (tool) => (samples.get(tool).every((s) => s.cpuMs !== null) ? median(samples.get(tool).map((s) => s.cpuMs)) : null);
   const throughput = tools.map((tool) => {
-    const wallMs = median(samples.get(tool).map((s) => s.wallMs));
+    const wallMs = wallOf(tool);
+    const cpuMs = cpuOf(tool);
     const seconds = wallMs / 1000;
+    const reference = tool.vs && tools.find((t) => t.row === tool.vs);
     return {
+      row: tool.row ?? null,
       name: tool.name,
       input: tool.pipe ? 'stdin' : 'file',
       bytes: tool.log.bytes,
       lines: tool.log.lines,
       wallMs: round(wallMs),
+      cpuMs: cpuMs === null ? null : round(cpuMs),
       mbPerS: round(tool.log.bytes / 1e6 / seconds),
       linesPerS: Math.round(tool.log.lines / seconds),
-      vsGrep: tool.log === big && grepMs !== undefined ? round(grepMs / wallMs, 3) : null,
+      vs: reference ? reference.row : null,
+      ratioWall: reference ? round(wallOf(reference) / wallMs, 3) : null,
+      ratioCpu: reference && cpuMs !== null && cpuOf(reference) !== null ? round(cpuOf(reference) / cpuMs, 3) : null,
       peakRssMb: round(Math.max(...samples.get(tool).map((s) => s.rssKb)) / 1024),
       runs: samples.get(tool).length,
     };
@@ -113,16 +151,33 @@ async function main() {
     return last;
   });
 
+  say(`replay of ${replayLogs} fixture logs (copies of the corpus)`);
+  const corpus = replayCorpus(dir, replayLogs);
+  const replayMany = await timeRepeated(runs, () => measure(BIN, ['replay', corpus.dir]), (r) => {
+    const last = r.stdout.trim().split('\n').pop();
+    if (!new RegExp(`^${corpus.logs} passed, 0 failed$`).test(last ?? '')) throw new Error(`replay of the copies did not pass: ${last}`);
+    return last;
+  });
+
   say('cold start');
   const smallLog = join(dir, 'cold-start.log');
   writeFileSync(smallLog, firstBytes(join(ROOT, 'fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log'), 1024));
   const coldNode = [];
   const coldWatch = [];
   for (let i = 0; i < coldRuns; i++) {
-    coldNode.push((await measure(process.execPath, ['-e', '0'])).wallMs);
-    coldWatch.push((await measure(BIN, ['watch', '--no-follow', smallLog])).wallMs);
+    coldNode.push(await measure(process.execPath, ['-e', '0']));
+    coldWatch.push(await measure(BIN, ['watch', '--no-follow', smallLog]));
   }
-  const coldStart = { log: smallLog, logBytes: readFileSync(smallLog).length, runs: coldRuns, watchMedianMs: round(median(coldWatch)), nodeMedianMs: round(median(coldNode)) };
+  const medianOf = (samples, key) => (samples.every((s) => typeof s[key] === 'number') ? round(median(samples.map((s) => s[key]))) : null);
+  const coldStart = {
+    log: smallLog,
+    logBytes: readFileSync(smallLog).length,
+    runs: coldRuns,
+    watchMedianMs: medianOf(coldWatch, 'wallMs'),
+    nodeMedianMs: medianOf(coldNode, 'wallMs'),
+    watchCpuMs: medianOf(coldWatch, 'cpuMs'),
+    nodeCpuMs: medianOf(coldNode, 'cpuMs'),
+  };
 
   say('detection latency (follow mode)');
   const latency = latencyRuns > 0 ? await detectionLatency({ root: ROOT, dir, runs: latencyRuns }) : [];
@@ -139,6 +194,7 @@ async function main() {
     throughput,
     statusApi,
     replay: { runs: 5, medianMs: round(replay.medianMs), summary: replay.value },
+    replayMany: { runs, logs: corpus.logs, medianMs: round(replayMany.medianMs), cpuMs: round(replayMany.cpuMs), peakRssMb: round(replayMany.rssKb / 1024), summary: replayMany.value },
     coldStart,
     latency,
     report,
@@ -146,6 +202,17 @@ async function main() {
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   printTable(results);
   say(`\nwritten ${out}`);
+}
+
+/** A few lines of the tool's log: enough to load its pack (and so write the pack cache). */
+function headOfLog(tool) {
+  const file = join(dir, 'warm-up.log');
+  const head = Buffer.alloc(65536);
+  const fd = openSync(tool.log.file, 'r');
+  const got = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  writeFileSync(file, head.subarray(0, head.lastIndexOf(10, got - 1) + 1));
+  return file;
 }
 
 function machine() {
@@ -157,7 +224,7 @@ function statusApiCost(tools, samples) {
   const row = (api) => tools.find((t) => t.api === api);
   const none = row('none');
   if (!none) return undefined;
-  const cpu = (tool) => (samples.get(tool).every((s) => s.cpuMs !== undefined) ? median(samples.get(tool).map((s) => s.cpuMs)) : undefined);
+  const cpu = (tool) => (samples.get(tool).every((s) => typeof s.cpuMs === 'number') ? median(samples.get(tool).map((s) => s.cpuMs)) : undefined);
   const figures = (tool) => ({ wallMs: median(samples.get(tool).map((s) => s.wallMs)), cpuMs: cpu(tool), rssMb: median(samples.get(tool).map((s) => s.rssKb)) / 1024 });
   const percent = (value, of) => (value === undefined || of === undefined ? undefined : round(((value - of) / of) * 100, 2));
   const base = figures(none);
@@ -187,13 +254,17 @@ async function measurePiped(tool) {
 
 async function timeRepeated(times, run, check) {
   const walls = [];
+  const cpus = [];
   let value;
+  let rssKb = 0;
   for (let i = 0; i < times; i++) {
     const result = await run();
     value = check(result);
     walls.push(result.wallMs);
+    cpus.push(result.cpuMs ?? Number.NaN);
+    rssKb = Math.max(rssKb, result.rssKb);
   }
-  return { medianMs: median(walls), value };
+  return { medianMs: median(walls), cpuMs: median(cpus), rssKb, value };
 }
 
 async function ensureLog(bytes) {
@@ -204,6 +275,16 @@ async function ensureLog(bytes) {
   const started = performance.now();
   const made = await generateLog(file, { size: bytes, seed });
   say(`  ${made.lines} lines in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  writeFileSync(meta, JSON.stringify(made));
+  return { file, ...made };
+}
+
+async function ensureFlood(bytes, progressEvery) {
+  const file = join(dir, `flood-${bytes}-bars${progressEvery}-seed${seed}-v${FLOOD_VERSION}.log`);
+  const meta = `${file}.json`;
+  if (existsSync(file) && existsSync(meta)) return { file, ...JSON.parse(readFileSync(meta, 'utf8')) };
+  say(`generating ${mb(bytes)} NCCL flood start ${file}`);
+  const made = generateFloodStart(file, { size: bytes, seed, progressEvery });
   writeFileSync(meta, JSON.stringify(made));
   return { file, ...made };
 }
@@ -227,12 +308,14 @@ function firstBytes(file, bytes) {
 }
 
 function printTable(results) {
-  const rows = [['what', 'input', 'size', 'wall', 'MB/s', 'lines/s', 'x grep', 'peak RSS']];
+  const rows = [['row', 'what', 'input', 'size', 'wall', 'cpu', 'MB/s', 'lines/s', 'vs', 'x wall', 'x cpu', 'peak RSS']];
   for (const r of results.throughput) {
-    rows.push([r.name, r.input, mb(r.bytes), `${(r.wallMs / 1000).toFixed(2)} s`, r.mbPerS.toFixed(0), `${(r.linesPerS / 1e6).toFixed(2)} M`, r.vsGrep === null ? '' : r.vsGrep.toFixed(2), `${r.peakRssMb.toFixed(0)} MB`]);
+    const cpu = r.cpuMs === null ? '' : `${(r.cpuMs / 1000).toFixed(2)} s`;
+    const ratio = (x) => (x === null ? '' : x.toFixed(2));
+    rows.push([r.row ?? '', r.name, r.input, mb(r.bytes), `${(r.wallMs / 1000).toFixed(2)} s`, cpu, r.mbPerS.toFixed(0), `${(r.linesPerS / 1e6).toFixed(2)} M`, r.vs ?? '', ratio(r.ratioWall), ratio(r.ratioCpu), `${r.peakRssMb.toFixed(0)} MB`]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  const line = (row) => row.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   const load = (l) => l.map((x) => x.toFixed(1)).join(' ');
   console.log(`spinup bench: ${results.machine.cpus} cpus, ${results.machine.model}, node ${results.machine.node}, load average ${load(results.machine.loadAverageAtStart)} -> ${load(results.machine.loadAverageAtEnd)}`);
   console.log(`median of ${results.throughput[0].runs} runs each, interleaved; peak RSS (max of the runs) by ${results.rssMethod}`);
@@ -248,7 +331,9 @@ function printTable(results) {
   }
   if (!results.replay) return;
   console.log(`spinup replay fixtures            ${(results.replay.medianMs / 1000).toFixed(2)} s median of ${results.replay.runs} (${results.replay.summary})`);
-  console.log(`cold start watch --no-follow      ${results.coldStart.watchMedianMs.toFixed(0)} ms median of ${results.coldStart.runs} on a ${results.coldStart.logBytes}-byte log; node -e 0: ${results.coldStart.nodeMedianMs.toFixed(0)} ms`);
+  const many = results.replayMany;
+  console.log(`(f) spinup replay ${many.logs} logs         ${(many.medianMs / 1000).toFixed(2)} s wall, ${(many.cpuMs / 1000).toFixed(2)} s cpu, median of ${many.runs} (${many.summary}), peak RSS ${many.peakRssMb.toFixed(0)} MB`);
+  console.log(`(g) cold start watch --no-follow  ${results.coldStart.watchMedianMs.toFixed(0)} ms median of ${results.coldStart.runs} on a ${results.coldStart.logBytes}-byte log; node -e 0: ${results.coldStart.nodeMedianMs.toFixed(0)} ms; CPU ${results.coldStart.watchCpuMs ?? '?'} ms vs ${results.coldStart.nodeCpuMs ?? '?'} ms`);
   console.log(results.report ? describeRow(results.report) : 'report render: skipped (no .tools/chromium; bash scripts/fetch-tools.sh fetches it)');
   for (const l of results.latency) {
     const exit = l.exitMedianMs === null ? `exit: ${l.exitedWithin}` : `exit ${l.exitMedianMs.toFixed(0)} ms (max ${l.exitMaxMs.toFixed(0)})`;

@@ -182,6 +182,11 @@ describe('the fast path changes nothing on a generated serving log', () => {
   });
 });
 
+/** One frame of the shard bar on a line of its own, as tqdm prints it into a log. */
+function shardBar(done: number, elapsed: string): string {
+  return `Loading safetensors checkpoint shards: ${String(Math.floor((done / 49) * 100)).padStart(3)}% Completed | ${done}/49 [${elapsed}<00:25,  1.75it/s]`;
+}
+
 describe('the fast path changes nothing where it once did, or nearly', () => {
   const sg = (time: string, message: string, rank = ' TP0'): string => `[2025-03-08 ${time}${rank}] ${message}`;
   const start = [sg('12:00:00', "server_args=ServerArgs(model_path='x')", ''), sg('12:00:01', 'Load weight begin. avail mem=70.00 GB')];
@@ -205,6 +210,13 @@ describe('the fast path changes nothing where it once did, or nearly', () => {
     ['after ready, colour codes around chatter and inside a fatal literal', [...sglangHealthyStart(), SGLANG_READY, '\x1b[31mchatter\x1b[0m', 'chatter', 'Kil\x1b[0mled', '^[[1mchatter', 'chatter']],
     ['after ready, a restart hidden by a colour code', [...sglangHealthyStart(), SGLANG_READY, 'chatter', "\x1b[1m[2025-03-08 13:00:00] server_args=Server\x1b[0mArgs(model_path='x')", 'chatter', sg('13:00:05', 'Init torch distributed begin.')]],
     ['fractions out of order within a second', [...start, '[2025-03-08 12:00:01.900 TP0] a', '[2025-03-08 12:00:01.100 TP0] b', 'chatter', '[2025-03-08 12:00:01.200 TP1] Memory pool end. avail mem=10.00 GB']],
+    ['a shard bar redrawn between quiet lines, the run ending on a redraw', [...start, shardBar(3, '00:03'), 'chatter', shardBar(3, '00:03'), 'chatter', 'chatter', shardBar(3, '00:03')]],
+    ['a redrawn bar after blank quiet lines, then a bar that moves', [...start, shardBar(3, '00:03'), 'chatter', '[rank0]:', shardBar(3, '00:03'), '[rank0]:', shardBar(3, '00:03'), '[rank0]:', shardBar(4, '00:04'), 'chatter']],
+    ['a bar redrawn at elapsed 00:00 while the clock moves', [...start, shardBar(0, '00:00'), 'chatter', sg('12:00:05', 'chatter'), shardBar(0, '00:00'), 'chatter', shardBar(0, '00:00'), shardBar(1, '00:01'), sg('12:00:06', 'chatter')]],
+    // The bar's elapsed time moves the clock while the bar is stuck (no activity); the chatter after
+    // it is activity, and a redraw after that must not stand for it (the stall is timed from it).
+    ['a stuck bar moves the clock, chatter, a redraw, then a line past the budget from the bar', [...start, shardBar(3, '00:03'), shardBar(3, '40:00'), 'chatter', shardBar(3, '40:00'), sg('13:30:00', 'chatter')]],
+    ['a redrawn bar, then silence past the budget', [...start, shardBar(3, '00:03'), 'chatter', shardBar(3, '00:03'), sg('13:30:00', 'chatter'), shardBar(3, '00:03'), 'chatter']],
   ])('%s', async ([, lines]) => {
     const bytes = Buffer.from(`${lines.join('\n')}\n`);
     for (const chunks of [65536, 7]) await expectSame(bytes, { family: 'sglang', chunks });

@@ -16,7 +16,8 @@ import { firstUnits } from '../../src/pack/first-units.js';
 import { requiredLiterals } from '../../src/pack/literals.js';
 import { FAMILIES, loadPack, readPackWithIncludes, resolvePackRef } from '../../src/pack/load-pack.js';
 import { buildPrecompiledTable } from '../../src/pack/precompile-packs.js';
-import { patternAnalysis, precompiledSources } from '../../src/pack/precompiled-packs.js';
+import { patternAnalysis } from '../../src/pack/pattern-analysis.js';
+import { precompiledSources } from '../../src/pack/precompiled-packs.js';
 import { classifyText } from '../../src/replay/run-case.js';
 
 const analysis: CompileOptions = {

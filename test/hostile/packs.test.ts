@@ -8,7 +8,7 @@
  *    engine after 50 000 backtracks (bin.ts). Not covered: such a pattern with ignore_case or a
  *    lookahead, which that engine does not take (see the README).
  */
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { classifyText } from '../../src/replay/run-case.js';
@@ -112,6 +112,15 @@ describe('a pattern that backtracks, in a pack that bypassed lint', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(verdict.verdict).toBe('incomplete');
     expect(classifyText('Starting server\nerror code 12345x\n', { packs: [compiled], family: 'polynomial' }).verdict).toMatchObject({ verdict: 'failed', rule: 'demo/rule' });
+  });
+
+  it('the cap survives the pack cache: a pack taken from the state dir is capped as when it was read', () => {
+    const cacheDir = join(dir, 'pack-cache');
+    const file = pack('polynomial-cached', rule("'\\d+\\d+x'"));
+    const capped = (compiled: ReturnType<typeof loadPack>) => compiled.allRules.filter((r) => Object.hasOwn(r.regex, 'exec')).map((r) => r.id);
+    expect(capped(loadPack(file, { cacheDir }))).toEqual(['demo/rule']);
+    expect(readdirSync(cacheDir)).toHaveLength(1);
+    expect(capped(loadPack(file, { cacheDir }))).toEqual(['demo/rule']);
   });
 
   it('the cap is for flagged patterns of foreign packs only: shipped rules run as compiled', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DROP, FEED, LineSplitter, SKIP, type Quiet, type SplitLine } from '../../src/io/line-splitter.js';
+import { LineSplitter, type SplitLine } from '../../src/io/line-splitter.js';
 
 function split(chunks: (string | Buffer)[], maxLineBytes?: number): { lines: SplitLine[]; splitter: LineSplitter } {
   const splitter = new LineSplitter(maxLineBytes === undefined ? {} : { maxLineBytes });
@@ -126,101 +126,27 @@ describe('LineSplitter length cap', () => {
   });
 });
 
-describe('LineSplitter.forEachLine with quiet lines', () => {
-  /** Lines whose text starts with s are SKIP, d are DROP, the rest FEED; b (blank message) reads as nothing. */
-  function run(chunks: string[]): { read: string[]; asked: string[]; splitter: LineSplitter } {
-    const splitter = new LineSplitter();
-    const read: string[] = [];
-    const asked: string[] = [];
-    const quiet = (chunk: Buffer, start: number, end: number): Quiet => {
-      const text = chunk.toString('latin1', start, end);
-      asked.push(text);
-      return text.startsWith('s') ? SKIP : text.startsWith('d') ? DROP : FEED;
-    };
-    const emit = (line: SplitLine): boolean => {
-      read.push(`${line.text}@${line.lineNo}`);
-      return !line.text.endsWith('b');
-    };
-    for (const chunk of chunks) splitter.forEachLine(Buffer.from(chunk, 'latin1'), { emit, quiet });
-    for (const line of splitter.end()) emit(line);
-    return { read, asked, splitter };
-  }
-
-  it.for<[string, string[], string[], number]>([
-    ['a run of SKIP lines is read by its last line, before the next fed line', ['a\ns1\ns2\ns3\nb\n'], ['a@1', 's3@4', 'b@5'], 2],
-    ['DROP lines are never read', ['a\nd1\nd2\nc\n'], ['a@1', 'c@4'], 2],
-    ['a run is read at the end of its chunk', ['s1\ns2\n', 's3\nc\n'], ['s2@2', 's3@3', 'c@4'], 1],
-    ['a blank last line hands over to the one before it', ['s1\ns2\ns3b\nc\n'], ['s3b@3', 's2@2', 'c@4'], 1],
-    ['...and further back while they are blank', ['s1\ns2b\ns3b\nc\n'], ['s3b@3', 's2b@2', 's1@1', 'c@4'], 0],
-    ['a line spanning chunks is not asked about', ['a\ns', '1\nc\n'], ['a@1', 's1@2', 'c@3'], 0],
-    ['\\r frames are not asked about', ['s1\rs2\ns3\n'], ['s1@1', 's2@1', 's3@2'], 0],
-    ['\\r\\n lines are not asked about', ['s1\r\ns2\n'], ['s1@1', 's2@2'], 0],
-  ])('%s', ([, chunks, read, unread]) => {
-    const result = run(chunks);
-    expect(result.read).toEqual(read);
-    expect(result.splitter.unreadLines).toBe(unread);
-  });
-
-  it('asks about each line only when the lines before it were handled', () => {
-    const { asked } = run(['a\ns1\nd1\nc\n']);
-    expect(asked).toEqual(['a', 's1', 'd1', 'c']);
-  });
-
-  it('counts the last line handled, read or not', () => {
-    expect(run(['a\nd1\nd2\n']).splitter.lastLineNo).toBe(3);
-    expect(run(['a\ns1\ns2\n']).splitter.lastLineNo).toBe(3);
-  });
-
-  it('reads exactly what push reads when nothing is quiet', () => {
-    const text = 'one\r\ntwo\rthree\r\r\nfour\n\nfive\r\n\r\nsix\rseven';
-    const pushed = split([text]).lines;
+describe('LineSplitter: lines passed without splitting (the fast path counts them)', () => {
+  it('skipLines numbers the lines after them, and lastLineNo counts them', () => {
     const splitter = new LineSplitter();
     const lines: SplitLine[] = [];
-    splitter.forEachLine(Buffer.from(text, 'latin1'), { emit: (line) => void lines.push(line), quiet: () => FEED });
-    lines.push(...splitter.end());
-    expect(lines).toEqual(pushed);
+    splitter.forEachLine(Buffer.from('a\n'), (line) => void lines.push(line));
+    splitter.skipLines(3);
+    expect(splitter.lastLineNo).toBe(4);
+    expect(splitter.nextLineNo).toBe(5);
+    splitter.forEachLine(Buffer.from('e\n'), (line) => void lines.push(line));
+    expect(lines.map((line) => `${line.text}@${line.lineNo}`)).toEqual(['a@1', 'e@5']);
   });
-});
 
-describe('LineSplitter.forEachLine with lines let go whole (nextDue)', () => {
-  /** nextDue lets go every line up to the next one that starts with `!` (or the end of what is whole). */
-  function run(chunks: string[]): { read: string[]; asks: number; firsts: number; splitter: LineSplitter } {
+  it.for<[string, boolean]>([
+    ['a\n', true],
+    ['a', false],
+    ['a\r', false],
+    ['a\rb', false],
+    ['a\r\n', true],
+  ])('after %j: at a line start %s', ([text, expected]) => {
     const splitter = new LineSplitter();
-    const read: string[] = [];
-    let asks = 0;
-    let firsts = 0;
-    const nextDue = (chunk: Buffer, start: number, end: number, first: boolean): number => {
-      asks++;
-      if (first) firsts++;
-      const text = chunk.toString('latin1', 0, end);
-      const hit = text.indexOf('\n!', start - 1);
-      if (start < end && chunk[start] === 0x21) return start;
-      if (hit !== -1) return hit + 1;
-      return text.lastIndexOf('\n') + 1 > start ? text.lastIndexOf('\n') + 1 : start;
-    };
-    const emit = (line: SplitLine): void => void read.push(`${line.text}@${line.lineNo}`);
-    for (const chunk of chunks) splitter.forEachLine(Buffer.from(chunk, 'latin1'), { emit, nextDue });
-    for (const line of splitter.end()) emit(line);
-    return { read, asks, firsts, splitter };
-  }
-
-  it.for<[string, string[], string[], number]>([
-    ['lines before a due one are let go and counted', ['a\nb\n!c\nd\n'], ['!c@3'], 3],
-    ['\\r frames and \\r\\n endings inside let-go lines count as one line each', ['a\rb\r\nc\n!d\n'], ['!d@3'], 2],
-    ['a partial last line is kept and read whole with the next chunk', ['a\nb\nc', 'c\n!d\n'], ['cc@3', '!d@4'], 2],
-    ['a line spanning chunks is read, then letting go goes on', ['a\nb', 'b\nc\n!d\n'], ['bb@2', '!d@4'], 2],
-    ['nothing due: every whole line goes', ['a\nb\n', 'c\n'], [], 3],
-    ['an unterminated last line is flushed at the end', ['a\nb'], ['b@2'], 1],
-  ])('%s', ([, chunks, read, unread]) => {
-    const result = run(chunks);
-    expect(result.read).toEqual(read);
-    expect(result.splitter.unreadLines).toBe(unread);
-    expect(result.splitter.lastLineNo).toBe(read.length + unread);
-  });
-
-  it('says which question is the first about each chunk', () => {
-    const result = run(['a\n!b\nc\n', '!d\ne\n']);
-    expect(result.firsts).toBe(2);
-    expect(result.asks).toBeGreaterThan(2);
+    splitter.forEachLine(Buffer.from(text), () => undefined);
+    expect(splitter.atLineStart).toBe(expected);
   });
 });

@@ -127,7 +127,7 @@ function readRecords(path: string, io: Io, required: boolean): StartRecord[] {
 }
 
 function logsModel(params: { io: Io; files: string[]; nodes: { node: string; file: string }[]; records: StartRecord[]; pack?: string; thenIdle?: string }): ReportModel {
-  const { packs, family } = packsOption(params.pack === undefined ? undefined : /[\\/]|\.ya?ml$/.test(params.pack) ? resolve(params.io.cwd, params.pack) : params.pack);
+  const { packs, family } = packsOption(params.pack === undefined ? undefined : /[\\/]|\.ya?ml$/.test(params.pack) ? resolve(params.io.cwd, params.pack) : params.pack, params.io.env);
   const idleFlag = durationOption('then-idle', params.thenIdle);
   const host = hostname();
   const replay = (file: string): { trace: LogTrace; path: string } => {

@@ -4,8 +4,8 @@
  * checked against a naive line-by-line search on random text.
  */
 import { describe, expect, it } from 'vitest';
-import { ChunkLiteralScanner } from '../../src/io/chunk-literal-scanner.js';
-import { Random } from '../hostile/random.js';
+import { ChunkLiteralScanner } from '../../../src/io/fast-path/chunk-literal-scanner.js';
+import { Random } from '../../hostile/random.js';
 
 const LITERALS = ['NCCL error', 'Killed', 'Xid ', '\x1b', '^[[', 'server_args=ServerArgs(', 'out of memory', 'É fin', 'aaaaaaa'];
 const scanner = (): ChunkLiteralScanner => new ChunkLiteralScanner(LITERALS.map((text) => Buffer.from(text)));

@@ -5,26 +5,26 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compilePack } from '../../src/core/compile-pack.js';
-import { guardFrame } from '../../src/core/line-guard.js';
-import type { CompiledPack, PackSource } from '../../src/core/pack-types.js';
-import { parseFrame } from '../../src/core/parse-line.js';
-import { Session } from '../../src/core/session.js';
-import { DROP, FEED, SKIP, type Quiet } from '../../src/io/line-splitter.js';
-import { QuietLines } from '../../src/io/quiet-lines.js';
-import { analysedPack, analysis } from '../helpers/analysed-pack.js';
-import { sg, sglangHealthyStart, SGLANG_READY } from '../helpers/log-lines.js';
-import { repoRoot } from '../helpers/run-main.js';
+import { compilePack } from '../../../src/core/compile-pack.js';
+import { guardFrame } from '../../../src/core/line-guard.js';
+import type { CompiledPack, PackSource } from '../../../src/core/pack-types.js';
+import { parseFrame } from '../../../src/core/parse-line.js';
+import { Session } from '../../../src/core/session.js';
+import { DROP, FEED, SKIP, type Quiet } from '../../../src/io/fast-path/quiet-lines.js';
+import { quietFor } from '../../helpers/quiet-for.js';
+import { analysedPack, analysis } from '../../helpers/analysed-pack.js';
+import { sg, sglangHealthyStart, SGLANG_READY } from '../../helpers/log-lines.js';
+import { repoRoot } from '../../helpers/run-main.js';
 
 const packs = [analysedPack('sglang'), analysedPack('vllm')];
 
 /** A session fed `lines` the way the watch loop feeds them, and what QuietLines says of a next line. */
 function after(lines: string[], options: { packs?: CompiledPack[]; family?: string } = {}): (text: string) => Quiet {
   const session = new Session({ packs: options.packs ?? packs, family: 'family' in options ? options.family : 'sglang' });
-  const quiet = new QuietLines(session);
+  const quiet = quietFor(session);
   lines.forEach((line, index) => {
     session.push(line, { lineNo: index + 1 });
-    quiet.noteFed(index + 1);
+    quiet.noteFed(index + 1, line);
   });
   return (text) => {
     const bytes = Buffer.from(`${text}\n`);
@@ -76,7 +76,7 @@ describe('QuietLines before a verdict', () => {
 
   it('reads every line with a --stall budget under a second', () => {
     const session = new Session({ packs, family: 'sglang', classifier: { stallOverrideMs: 500 } });
-    const quiet = new QuietLines(session);
+    const quiet = quietFor(session);
     session.push(start[0]!, { lineNo: 1 });
     expect(session.verdict).toBeUndefined();
     const bytes = Buffer.from('just some chatter');
@@ -104,7 +104,7 @@ describe('QuietLines.nextDue: whole lines let go after a verdict', () => {
   /** Where, in `lines` joined as one chunk, the next line due starts, as a line index (lines.length: none). */
   function due(fed: string[], lines: string[], from = 0): number {
     const session = new Session({ packs, family: 'sglang' });
-    const quiet = new QuietLines(session);
+    const quiet = quietFor(session);
     fed.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
     const bytes = Buffer.from(`${lines.join('\n')}\n`);
     const starts = lines.map((_, index) => Buffer.byteLength(lines.slice(0, index).map((l) => `${l}\n`).join('')));
@@ -140,7 +140,7 @@ describe('QuietLines.nextDue: whole lines let go after a verdict', () => {
     session.tick({ idleMs: 60_000 });
     expect(session.verdict?.verdict).toBe('failed');
     const lines = [...chatter(3), 'torch.OutOfMemoryError: CUDA out of memory.', ...chatter(2), "[2025-03-08 13:00:00] server_args=ServerArgs(model_path='x')", ...chatter(2)];
-    const quiet = new QuietLines(session);
+    const quiet = quietFor(session);
     const bytes = Buffer.from(`${lines.join('\n')}\n`);
     const restartAt = bytes.indexOf('[2025-03-08 13:00:00]');
     expect(quiet.nextDue(bytes, 0, bytes.length, true)).toBe(restartAt);
@@ -157,8 +157,8 @@ describe('QuietLines.nextDue: whole lines let go after a verdict', () => {
     ready.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
     const bytes = Buffer.from('chatter\nmore chatter\npartial');
     // The last whole line is due (the clock), never the partial one.
-    expect(new QuietLines(session).nextDue(bytes, 0, bytes.length, true)).toBe(8);
-    expect(new QuietLines(session).nextDue(bytes, 22, bytes.length, true)).toBe(22);
+    expect(quietFor(session).nextDue(bytes, 0, bytes.length, true)).toBe(8);
+    expect(quietFor(session).nextDue(bytes, 22, bytes.length, true)).toBe(22);
   });
 });
 

@@ -3,8 +3,8 @@
  * second position), and every clock stamp: checked against a naive search on random text.
  */
 import { describe, expect, it } from 'vitest';
-import { ByteLiteralScanner, type ByteLiteral } from '../../src/core/byte-literal-scanner.js';
-import { randomFloats as rng } from '../hostile/random.js';
+import { ByteLiteralScanner, type ByteLiteral } from '../../../src/io/fast-path/byte-literal-scanner.js';
+import { randomFloats as rng } from '../../hostile/random.js';
 
 const bytes = (text: string): Buffer => Buffer.from(text, 'latin1');
 

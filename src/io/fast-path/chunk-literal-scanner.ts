@@ -11,11 +11,15 @@
  * sample of the text (the speed depends on it, never which literals are found). Short literals
  * are searched with Buffer.indexOf (memchr), from their rarest byte, and confirmed.
  *
+ * With `stamps`, it finds clock stamps (`d:dd:dd`, as ByteLiteralScanner reads them) too: every
+ * stamp wholly contains an aligned word of one of the shapes `d:dd`, `:dd:`, `dd:d` (a few
+ * thousand words, flagged in the same table), confirmed by the bytes around the colon.
+ *
  * A literal holds no line break, so the words that find it lie inside its line, and scanning
  * words left to right meets the lines that hold a literal in order. Searches are remembered for
  * the chunk: asked again further on, the scanner goes on from where it stopped.
  */
-import { occursAt } from '../core/byte-literal-scanner.js';
+import { occursAt, stampFrom } from './byte-literal-scanner.js';
 
 /** Literals shorter than this cannot be found by a word probe at every alignment. */
 const WORD_LITERAL_MIN = 7;
@@ -30,6 +34,9 @@ const SAMPLE_BYTES = 1 << 16;
 const RETUNE_BYTES = 1 << 26;
 /** Not searched yet in this chunk (the caches below). */
 const UNKNOWN = -2;
+const LITERAL_WORD = 1;
+const STAMP_WORD = 2;
+const COLON = 0x3a;
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 interface ShortLiteral {
@@ -55,9 +62,11 @@ export class ChunkLiteralScanner {
   private searchedFrom = 0;
   private nextLong = -1;
   private nextShort: number[] = [];
+  private readonly stamps: boolean;
 
-  constructor(literals: readonly Uint8Array[]) {
+  constructor(literals: readonly Uint8Array[], options: { stamps?: boolean } = {}) {
     if (literals.some((l) => l.length === 0)) throw new RangeError('ChunkLiteralScanner: empty literal');
+    this.stamps = options.stamps === true;
     for (const literal of literals) {
       if (literal.length >= WORD_LITERAL_MIN) this.long.push(literal);
       else this.short.push({ bytes: literal, from: 0, needle: Buffer.from(literal) });
@@ -98,7 +107,7 @@ export class ChunkLiteralScanner {
 
   /** Where the first long literal in `chunk[start, end)` begins, or -1. */
   private findLong(chunk: Uint8Array, start: number, end: number): number {
-    if (this.long.length === 0) return -1;
+    if (this.long.length === 0 && !this.stamps) return -1;
     // Words wholly inside [start, end), aligned in memory.
     const first = Math.ceil((chunk.byteOffset + start) / WORD);
     const last = Math.floor((chunk.byteOffset + end) / WORD);
@@ -128,10 +137,18 @@ export class ChunkLiteralScanner {
     return -1;
   }
 
-  /** Where the long literal that the word at `wordAt` stands for begins, if it is there; else -1. */
+  /** Where the long literal (or stamp) that the word at `wordAt` stands for begins, if it is there; else -1. */
   private probe(chunk: Uint8Array, word: number, wordAt: number, start: number, end: number): number {
     const slot = Math.imul(word, HASH) >>> SHIFT;
-    if (this.table[slot] === 0) return -1;
+    const flags = this.table[slot]!;
+    if (flags === 0) return -1;
+    if (flags & STAMP_WORD) {
+      // The word holds the stamp's first colon at one of these, or its second one (first at -2).
+      for (let colon = wordAt - 2; colon <= wordAt + 1; colon++) {
+        if (chunk[colon] === COLON && stampFrom(chunk, colon, start, end) !== -1) return colon - 1;
+      }
+    }
+    if (!(flags & LITERAL_WORD)) return -1;
     const bucket = this.buckets[slot]!;
     for (let b = 0; b < bucket.length; b += 2) {
       const literal = this.long[bucket[b]!]!;
@@ -179,11 +196,12 @@ export class ChunkLiteralScanner {
           if (best === -1 || wordCost(literal, at) < wordCost(literal, best)) best = at;
         }
         const slot = slotOf(literal, best);
-        this.table[slot] = 1;
+        this.table[slot]! |= LITERAL_WORD;
         const bucket = (this.buckets[slot] ??= []);
         if (!hasEntry(bucket, index, best)) bucket.push(index, best);
       }
     });
+    if (this.stamps) for (const word of stampWords()) this.table[slotOf(word, 0)]! |= STAMP_WORD;
     for (const literal of this.short) {
       let from = 0;
       for (let at = 1; at < literal.bytes.length; at++) if (byteCost(literal.bytes[at]!) < byteCost(literal.bytes[from]!)) from = at;
@@ -192,6 +210,19 @@ export class ChunkLiteralScanner {
     }
     this.chunk = undefined;
   }
+}
+
+/** The aligned words a stamp `d:dd:dd` can hold whole: `d:dd`, `:dd:` and `dd:d`, every digit. */
+function stampWords(): Uint8Array[] {
+  const words: Uint8Array[] = [];
+  const digit = (n: number): number => 0x30 + n;
+  for (let a = 0; a < 10; a++) {
+    for (let b = 0; b < 10; b++) {
+      words.push(Uint8Array.of(COLON, digit(a), digit(b), COLON));
+      for (let c = 0; c < 10; c++) words.push(Uint8Array.of(digit(a), COLON, digit(b), digit(c)), Uint8Array.of(digit(a), digit(b), COLON, digit(c)));
+    }
+  }
+  return words;
 }
 
 /** Table slot of the 4 bytes at `at`, read as the word probe reads them from memory. */

@@ -13,7 +13,7 @@
  * windows are re-picked from the pair counts of a sample of the lines scanned (as in
  * LiteralScanner), again every RETUNE_EVERY lines.
  */
-import { cheapestWindow, staticCost } from './probe-window.js';
+import { cheapestWindow, staticCost } from '../../core/probe-window.js';
 
 export interface ByteLiteral {
   bytes: Uint8Array;
@@ -137,8 +137,8 @@ export class ByteLiteralScanner {
   }
 }
 
-/** End of the stamp whose first colon is at `colon` (`d:dd:dd`), or -1. */
-function stampFrom(bytes: Uint8Array, colon: number, start: number, end: number): number {
+/** End of the stamp whose first colon is at `colon` (`d:dd:dd`) within `[start, end)`, or -1. */
+export function stampFrom(bytes: Uint8Array, colon: number, start: number, end: number): number {
   if (colon - 1 < start || colon + 6 > end) return -1;
   const ok =
     isDigit(bytes[colon - 1]!) &&

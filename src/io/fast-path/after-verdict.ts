@@ -1,5 +1,5 @@
 /**
- * The watch loop's way through a serving server's traffic: once a verdict is given, nothing but
+ * The fast path's way through a serving server's traffic: once a verdict is given, nothing but
  * a new run (a restart marker) and, after a ready verdict, a fatal failure can change what spinup
  * reports. So whole runs of lines are let go unread up to the next line that holds a literal of
  * those rules, found by one scan of the chunk (ChunkLiteralScanner), never line by line.
@@ -14,10 +14,9 @@
  * may differ from reading every line; a new run starts a clock of its own (core/timeline.ts), so
  * its times do not.
  */
-import type { Classifier } from '../core/classifier.js';
-import { guardFrames } from '../core/line-guard.js';
-import { LiteralScanner } from '../core/literal-scanner.js';
-import type { CompiledPack } from '../core/pack-types.js';
+import { guardFrames } from '../../core/line-guard.js';
+import { LiteralScanner } from '../../core/literal-scanner.js';
+import type { CompiledPack } from '../../core/pack-types.js';
 import { ChunkLiteralScanner } from './chunk-literal-scanner.js';
 
 /** The line guard strips colour codes (and their pasted `^[[` copies), which could join text into a literal. */
@@ -30,23 +29,25 @@ const MAX_CHECKED_LINE = 1 << 16;
 export class AfterVerdict {
   private scanners: VerdictScanners | null | undefined;
 
+  /** A new chunk in a reused buffer: what was found in the last one is forgotten. */
+  newChunk(): void {
+    this.scanners?.chunk.forEach((scanner) => scanner.forget());
+  }
+
   /**
-   * Where in `chunk[start, end)` the next line starts that must be read (LineHandler.nextDue):
-   * `start` before a verdict; after one, the first line that can still matter, or else the
-   * chunk's last whole line, read to keep the clock going.
+   * After a verdict, where in `chunk[start, end)` the next line starts that must be read: the
+   * first line that can still matter, or else the chunk's last whole line, read to keep the
+   * clock going. Every line before it is let go unread.
    */
-  nextDue(classifier: Classifier | undefined, chunk: Buffer, start: number, end: number, first: boolean): number {
-    if (first) this.scanners?.chunk.forEach((scanner) => scanner.forget());
-    const verdict = classifier?.state.verdict;
-    if (!verdict) return start;
-    const scanners = scannersFor(classifier!.pack);
+  nextDue(pack: CompiledPack, verdict: 'ready' | 'other', chunk: Buffer, start: number, end: number): number {
+    const scanners = scannersFor(pack);
     if (scanners !== this.scanners) {
       scanners?.chunk.forEach((scanner) => scanner.forget());
       this.scanners = scanners;
     }
     const lastLf = chunk.lastIndexOf(LF, end - 1);
     if (!scanners || lastLf < start) return start;
-    const which = verdict.verdict === 'ready' ? 0 : 1;
+    const which = verdict === 'ready' ? 0 : 1;
     const scanner = scanners.chunk[which]!;
     for (let from = start; from <= lastLf; ) {
       const hit = scanner.nextLine(chunk, from, lastLf);

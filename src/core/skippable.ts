@@ -1,0 +1,37 @@
+/**
+ * What core lets a reader leave unread right now: the one answer the io fast path asks for
+ * (`Session.skippable()`, io/fast-path). Core never learns how the skipping is done; it only says
+ * which lines could change nothing:
+ *  - `scope`: a line holding none of the literals of the pack's rules in this scope
+ *    (RulePrefilter.quietLiterals) matches no rule that can act now;
+ *  - `clock`: a line must also tell the clock nothing new: `timedPrefix` and `epoch` say when a
+ *    timestamped line reads the very timestamp the clock already took (Timeline.timedPrefix);
+ *  - `lastLineNo`: whether the line just read set the run's last line (a blank one does not);
+ *  - `repeatsLastLine`: a repeat of the line just read (a progress bar redrawn) sets the last
+ *    line only: no activity, no event;
+ *  - `quietText`: a line that holds a rule's literal may still match no rule: core says so.
+ */
+import type { CompiledPack } from './pack-types.js';
+import type { QuietScope } from './prefilter.js';
+
+export interface Skippable {
+  pack: CompiledPack;
+  /**
+   * Undefined: every line must be read now (a verdict waits on a timer, a traceback is open).
+   * Before a verdict a skipped line must still be stood for by the last of its run (it sets the
+   * last line and the time of the last activity).
+   */
+  scope: QuietScope | undefined;
+  /** After a verdict only a new run or, after ready, a fatal failure can change the answer. */
+  verdict: 'ready' | 'other' | undefined;
+  clock: { run: object; epoch: number; timedPrefix: string | undefined };
+  /** Line number of the run's last line read. */
+  lastLineNo: number | undefined;
+  /** The same line again, byte for byte, would change nothing but the last line (Timeline.repeatsLastLine). */
+  repeatsLastLine: boolean;
+  /**
+   * For a line that holds a literal but no traceback cue: whether reading it would change no more
+   * than a line without literals (Classifier.quietText; it parses and matches the line).
+   */
+  quietText: (text: string) => boolean;
+}

@@ -1,0 +1,181 @@
+/**
+ * The watch loop's reader: cuts each chunk into lines for the session, leaving unread the lines
+ * core says could change nothing (Session.skippable, asked once per line read: nothing else
+ * changes what it answers). Fast or plain is chosen once per chunk: a pack whose lines cannot be
+ * proven quiet, or no session answer yet, and the whole chunk goes through the plain splitter.
+ *
+ * On the fast path, at each line start:
+ *  - after a verdict, every line up to the next that can still matter is let go (DROP);
+ *  - before one, every line up to the next that holds a literal, a stamp, a `\r` or a colour
+ *    code is quiet (SKIP) and joins the run of quiet lines;
+ *  - the line found is asked about alone (QuietLines.classify): FEED, SKIP or DROP.
+ * Of a run of SKIP lines only the last is read, just before the next line read or at the end of
+ * the chunk (it sets the last line and the time of the last activity as all of them would), and
+ * the one before it when it turns out blank, and so on. A line that is not whole in the chunk,
+ * holds a `\r`, or is over the length cap always goes through the splitter.
+ */
+import type { Session } from '../../core/session.js';
+import type { Skippable } from '../../core/skippable.js';
+import type { LineSplitter, SplitLine } from '../line-splitter.js';
+import { DROP, FEED, QuietLines, REPEAT, SKIP } from './quiet-lines.js';
+
+const LF = 10;
+const CR = 13;
+
+/** Takes one line (to the session). */
+export type LineEmit = (line: SplitLine) => void;
+
+export class FastLineReader {
+  readonly #quiet = new QuietLines();
+  readonly #max: number;
+  #unread = 0;
+  /** What core answered after the last line read. */
+  #now: Skippable | undefined;
+  // The held run of SKIP lines, all whole in the current chunk: bytes [#runStart, #runEnd), the
+  // start of its last line, and its count.
+  #runStart = 0;
+  #runEnd = 0;
+  #runLast = 0;
+  #runLines = 0;
+  #chunk: Buffer | undefined;
+  /** The first `\r` at or after the line being looked at (-1: none left in the chunk). */
+  #nextCr = -1;
+
+  constructor(
+    private readonly session: Session,
+    private readonly splitter: LineSplitter,
+    private readonly emit: LineEmit,
+    maxLineBytes = 64 * 1024,
+  ) {
+    this.#max = maxLineBytes;
+  }
+
+  /** Lines never handed to the session. */
+  get unreadLines(): number {
+    return this.#unread;
+  }
+
+  read(chunk: Buffer): void {
+    this.#now = this.session.skippable();
+    if (!this.#now || !this.#quiet.usable(this.#now.pack)) {
+      this.splitter.forEachLine(chunk, this.emit);
+      return;
+    }
+    this.#quiet.newChunk();
+    this.#chunk = chunk;
+    this.#nextCr = chunk.indexOf(CR);
+    let pos = 0;
+    if (!this.splitter.atLineStart) pos = this.#feedLine(chunk, 0);
+    const lastLf = chunk.lastIndexOf(LF);
+    const wholeEnd = lastLf + 1;
+    while (pos < wholeEnd) {
+      const dropTo = this.#quiet.dropTo(this.#now, chunk, pos, chunk.length);
+      if (dropTo > pos) {
+        this.#release();
+        this.#letGo(chunk, pos, dropTo);
+        pos = dropTo;
+        if (pos >= wholeEnd) break;
+      }
+      const quietTo = this.#quiet.quietTo(this.#now, chunk, pos, wholeEnd);
+      if (quietTo > pos) {
+        pos = this.#hold(chunk, pos, quietTo);
+        if (pos >= wholeEnd) break;
+      }
+      const lf = chunk.indexOf(LF, pos);
+      if (this.#nextCr !== -1 && this.#nextCr < pos) this.#nextCr = chunk.indexOf(CR, pos);
+      const asked = lf - pos <= this.#max && (this.#nextCr === -1 || this.#nextCr > lf);
+      const how = asked ? this.#quiet.classify(this.#now, chunk, pos, lf) : FEED;
+      if (how === SKIP || how === REPEAT) {
+        this.#hold(chunk, pos, lf + 1);
+        pos = lf + 1;
+      } else if (how === DROP) {
+        this.#release();
+        this.splitter.skipLines(1);
+        this.#unread++;
+        pos = lf + 1;
+      } else {
+        this.#release();
+        pos = this.#feedLine(chunk, pos);
+      }
+    }
+    this.#release();
+    this.#chunk = undefined;
+    if (pos < chunk.length) this.splitter.forEachLine(chunk.subarray(pos), this.emit);
+  }
+
+  /** Feeds the physical line that begins (or goes on) at `pos` through the splitter; returns where the next one begins. */
+  #feedLine(chunk: Buffer, pos: number): number {
+    const lf = chunk.indexOf(LF, pos);
+    const end = lf === -1 ? chunk.length : lf + 1;
+    this.splitter.forEachLine(pos === 0 && end === chunk.length ? chunk : chunk.subarray(pos, end), (line) => this.#take(line));
+    return end;
+  }
+
+  /** Reads one line; false when it changed nothing in the run after all (see QuietLines.noteFed). */
+  #take(line: SplitLine): boolean {
+    this.emit(line);
+    this.#now = this.session.skippable();
+    return this.#quiet.noteFed(this.#now, line);
+  }
+
+  /**
+   * Adds the whole lines of `chunk[start, end)` to the held run; a line over the cap ends the
+   * range there (it is read whole by the splitter). Returns where the lines added end.
+   */
+  #hold(chunk: Buffer, start: number, end: number): number {
+    if (this.#runLines === 0) this.#runStart = start;
+    let at = start;
+    while (at < end) {
+      const lf = chunk.indexOf(LF, at);
+      if (lf - at > this.#max) break;
+      this.#runLast = at;
+      this.#runLines++;
+      at = lf + 1;
+    }
+    this.#runEnd = at;
+    return at;
+  }
+
+  /**
+   * Reads what stands for the held run: its last line, and the ones before it while they turn
+   * out blank (a blank line changes nothing). A repeat of the line read last (REPEAT) sets the
+   * last line but not the time of activity: when one is met first, the last quiet line before it
+   * that is not blank is read first, then the repeat. Counts the rest as unread.
+   */
+  #release(): void {
+    const count = this.#runLines;
+    if (count === 0) return;
+    this.#runLines = 0;
+    const chunk = this.#chunk!;
+    const firstNo = this.splitter.nextLineNo;
+    this.splitter.skipLines(count);
+    let read = 0;
+    // Reading a line forgets the repeat it stood for: which lines are repeats is asked of the one held now.
+    const reference = this.#quiet.repeatReference;
+    let repeat: { start: number; end: number; lineNo: number } | undefined;
+    let end = this.#runEnd - 1;
+    for (let k = count - 1; k >= 0; k--) {
+      const start = k === count - 1 ? this.#runLast : Math.max(this.#runStart, chunk.lastIndexOf(LF, end - 1) + 1);
+      if (this.#quiet.isRepeat(chunk, start, end, reference)) {
+        repeat ??= { start, end, lineNo: firstNo + k };
+      } else {
+        read++;
+        if (this.#take({ text: chunk.toString('utf8', start, end), lineNo: firstNo + k, truncated: 0 })) break;
+      }
+      end = start - 1;
+    }
+    if (repeat) {
+      read++;
+      this.#take({ text: chunk.toString('utf8', repeat.start, repeat.end), lineNo: repeat.lineNo, truncated: 0 });
+    }
+    this.#unread += count - read;
+  }
+
+  /** Counts the whole lines of `chunk[start, end)` (it ends just after a `\n`) as let go unread. */
+  #letGo(chunk: Buffer, start: number, end: number): void {
+    let count = 0;
+    for (let at = chunk.indexOf(LF, start); at !== -1 && at < end; at = chunk.indexOf(LF, at + 1)) count++;
+    this.splitter.skipLines(count);
+    this.#unread += count;
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * The fast path of the watch loop: tells, from a line's raw bytes, that reading it would change
+ * nothing, so the line is never decoded (SKIP and DROP; fast-line-reader.ts acts on them). A line
+ * is quiet when
+ *  1. it holds no literal of any rule that can still act (RulePrefilter.quietLiterals, by the
+ *     scope core gives: Session.skippable), nor a cue of the traceback tracker, a colour code, or
+ *     a gap marker's `# [`: no rule matches it and the line guard reads it as it is;
+ *  2. core lets such lines be skipped now (`Skippable.scope`);
+ *  3. it tells the clock nothing new: it has no clock stamp (`d:dd:dd`) at all, or it begins
+ *     with the very prefixes of a line just read whose timestamp the clock took (same text, so
+ *     the same prefix rule reads the same timestamp), has text after them but no stamp, and the
+ *     clock has not moved since (Timeline.timedPrefix, clockEpoch).
+ * (3) rests on two things checked here: every prefix rule that reads a date reads a time with
+ * it, and a time is always a stamp, so a line without one reads no timestamp; and a prefix rule
+ * decides by the text it matches (its delimiters), so a line that starts with the prefixes a
+ * rule took off another line is peeled the same way.
+ *
+ * Before a verdict, whole runs of quiet lines are found at once by one scan of the chunk for the
+ * same literals and for clock stamps (`quietTo`); once a verdict is given, whole runs of lines
+ * are let go at once (`dropTo`, in after-verdict.ts).
+ */
+import { ByteLiteralScanner, type ByteLiteral } from './byte-literal-scanner.js';
+import type { CompiledPack, CompiledPrefix } from '../../core/pack-types.js';
+import type { QuietScope } from '../../core/prefilter.js';
+import type { Skippable } from '../../core/skippable.js';
+import { TRACEBACK_CUES } from '../../core/traceback.js';
+import type { SplitLine } from '../line-splitter.js';
+import { AfterVerdict, byteLiterals, ESCAPES } from './after-verdict.js';
+import { ChunkLiteralScanner } from './chunk-literal-scanner.js';
+
+/** How a line may be handled now: read it. */
+export const FEED = 0;
+/** It changes nothing that a later line would not overwrite: of a run of SKIP lines only the last (non-blank) one is read. */
+export const SKIP = 1;
+/** It changes nothing at all: never read. */
+export const DROP = 2;
+/**
+ * The line read last, again byte for byte (a progress bar redrawn): like SKIP, but it sets only
+ * the last line, not the time of the last activity (see FastLineReader's release).
+ */
+export const REPEAT = 3;
+export type Quiet = typeof FEED | typeof SKIP | typeof DROP | typeof REPEAT;
+
+const ALWAYS = 1;
+const AFTER_READY = 2;
+const BEFORE_VERDICT = 4;
+/** The traceback tracker's cues. */
+const CUES = 8;
+/** Colour codes (the line guard strips them, which could join text into a literal). */
+const CODES = 16;
+const RELEVANT: Record<QuietScope, number> = { always: ALWAYS | CODES, afterReady: ALWAYS | CODES | AFTER_READY, beforeVerdict: ALWAYS | CODES | AFTER_READY | BEFORE_VERDICT | CUES };
+/** Before a verdict a line with a cue or a code is read; one with only rules' literals core may still call quiet. */
+const MUST_READ_BEFORE_VERDICT = CUES | CODES;
+const RULES = ALWAYS | AFTER_READY | BEFORE_VERDICT;
+const GAP_MARKER = Buffer.from('# [');
+/** Prefix shapes seen within one second: SGLang's ranked and unranked lines, uvicorn's, ... */
+const MAX_REFERENCES = 8;
+const TIME_GROUPS = ['(?<time>\\d{2}:\\d{2}:\\d{2})', '(?<time>\\d{1,2}:\\d{2}:\\d{2})'];
+
+export class QuietLines {
+  private refs: { text: string; bytes: Buffer }[] = [];
+  private refRun: object | undefined;
+  private refEpoch = -1;
+  private readonly afterVerdict = new AfterVerdict();
+  /** The bytes of the line read last, while a repeat of it would change nothing but the last line. */
+  private repeat: Buffer | undefined;
+
+  /** Whether this pack's lines can be proven quiet at all (else every line is read: the plain path). */
+  usable(pack: CompiledPack): boolean {
+    return scannersFor(pack) !== null;
+  }
+
+  /** A new chunk in a reused buffer: what was found in the last one is forgotten. */
+  newChunk(): void {
+    this.afterVerdict.newChunk();
+    for (const scanners of seen) scanners.chunk.forget();
+  }
+
+  /** How the line `chunk[start, end)` may be handled now (a whole line, no `\r`, under the cap). */
+  classify(now: Skippable | undefined, chunk: Buffer, start: number, end: number): Quiet {
+    const scope = now?.scope;
+    const scanners = now && scannersFor(now.pack);
+    if (!scanners || !scope || startsWith(chunk, start, end, GAP_MARKER)) return FEED;
+    if (scope === 'beforeVerdict' && this.isRepeat(chunk, start, end)) return REPEAT;
+    const scanner = scanners.line;
+    if (scope !== 'beforeVerdict') {
+      const relevant = RELEVANT[scope];
+      if (scanner.scan(chunk, start, end, relevant) & relevant) return FEED;
+      if (scanner.stampEnd >= 0 && !this.sameTimestamp(now, chunk, start, end, scanner.stampEnd)) return FEED;
+      return DROP;
+    }
+    const found = scanner.scan(chunk, start, end, MUST_READ_BEFORE_VERDICT);
+    if (found & MUST_READ_BEFORE_VERDICT) return FEED;
+    if (scanner.stampEnd >= 0 && !this.sameTimestamp(now, chunk, start, end, scanner.stampEnd)) return FEED;
+    // A rule's literal is no match: core parses the line and says whether any rule would act on it.
+    if (found & RULES && !now.quietText(chunk.toString('utf8', start, end))) return FEED;
+    // Before a verdict a quiet line still sets the last line and the time of the last activity.
+    return SKIP;
+  }
+
+  /**
+   * Before a verdict: where in `chunk[start, end)` (whole lines) the first line begins that holds
+   * any literal that can act, a clock stamp, a `\r` or a colour code; every line before it is
+   * SKIP. `start` when not before a verdict.
+   */
+  quietTo(now: Skippable | undefined, chunk: Buffer, start: number, end: number): number {
+    if (now?.scope !== 'beforeVerdict' || now.verdict !== undefined) return start;
+    const scanners = scannersFor(now.pack);
+    if (!scanners) return start;
+    const hit = scanners.chunk.nextLine(chunk, start, end);
+    return hit === -1 ? end : hit;
+  }
+
+  /** After a verdict: where the next line starts that must be read (after-verdict.ts); `start` before one. */
+  dropTo(now: Skippable | undefined, chunk: Buffer, start: number, end: number): number {
+    if (!now?.verdict || !now.scope) return start;
+    return this.afterVerdict.nextDue(now.pack, now.verdict, chunk, start, end);
+  }
+
+  /**
+   * Call after each line fed to the session, with what core says now: a line whose timestamp the
+   * clock took becomes a reference. Returns false when the line changed nothing in the run (a
+   * blank message sets no last line), so that a SKIP line before it must be read instead.
+   */
+  noteFed(now: Skippable | undefined, line: SplitLine): boolean {
+    this.repeat = now?.repeatsLastLine && line.truncated === 0 ? Buffer.from(line.text) : undefined;
+    if (!now) return true;
+    const { run, epoch, timedPrefix } = now.clock;
+    if (timedPrefix !== undefined) {
+      if (run !== this.refRun || epoch !== this.refEpoch) {
+        this.refs = [];
+        this.refRun = run;
+        this.refEpoch = epoch;
+      }
+      if (this.refs.length < MAX_REFERENCES && !this.refs.some((ref) => ref.text === timedPrefix)) this.refs.push({ text: timedPrefix, bytes: Buffer.from(timedPrefix) });
+    }
+    return now.verdict !== undefined || now.lastLineNo === line.lineNo;
+  }
+
+  /** The line a REPEAT repeats (undefined: none now). */
+  get repeatReference(): Buffer | undefined {
+    return this.repeat;
+  }
+
+  /** Whether `chunk[start, end)` is `repeat` (by default the line read last, while a repeat of it changes nothing but the last line). */
+  isRepeat(chunk: Buffer, start: number, end: number, repeat = this.repeat): boolean {
+    return repeat !== undefined && end - start === repeat.length && chunk.compare(repeat, 0, repeat.length, start, end) === 0;
+  }
+
+  private sameTimestamp(now: Skippable, chunk: Buffer, start: number, end: number, stampEnd: number): boolean {
+    if (now.clock.run !== this.refRun || now.clock.epoch !== this.refEpoch) return false;
+    for (const { bytes } of this.refs) {
+      // Text must follow the prefixes: the line guard trims trailing blanks, and a prefix that
+      // lost its trailing space is not peeled (an outer timestamp would be read instead).
+      if (stampEnd <= bytes.length && startsWith(chunk, start, end, bytes) && hasText(chunk, start + bytes.length, end)) return true;
+    }
+    return false;
+  }
+}
+
+/** Per pack: the line scanner, and the chunk scanner for the same literals before a verdict (with stamps, `\r`, gap markers). */
+interface QuietScanners {
+  line: ByteLiteralScanner;
+  chunk: ChunkLiteralScanner;
+}
+
+const scanners = new WeakMap<CompiledPack, QuietScanners | null>();
+/** Scanners in use, so a new chunk can make them forget the last one. */
+const seen = new Set<QuietScanners>();
+
+/** The pack's scanners, or null when no line can be proven quiet with them. */
+function scannersFor(pack: CompiledPack): QuietScanners | null {
+  let found = scanners.get(pack);
+  if (found === undefined) {
+    found = buildScanners(pack);
+    scanners.set(pack, found);
+    if (found) seen.add(found);
+  }
+  return found;
+}
+
+function buildScanners(pack: CompiledPack): QuietScanners | null {
+  const quiet = pack.prefilter.quietLiterals();
+  if (!quiet || !pack.prefixes.every(readsTimeFromStamp)) return null;
+  const groups: [readonly string[], number][] = [
+    [quiet.always, ALWAYS],
+    [ESCAPES, CODES],
+    [quiet.afterReady, AFTER_READY],
+    [quiet.beforeVerdict, BEFORE_VERDICT],
+    [TRACEBACK_CUES, CUES],
+  ];
+  const literals: ByteLiteral[] = [];
+  for (const [texts, mask] of groups) {
+    const bytes = byteLiterals(texts);
+    if (!bytes) return null;
+    literals.push(...bytes.map((b) => ({ bytes: b, mask })));
+  }
+  // The chunk scan stops at every line the line scanner could call FEED: any literal, a stamp,
+  // a `\r` (frames are the splitter's), a gap marker; that line is then asked about alone.
+  const stops = [...literals.map((literal) => literal.bytes), GAP_MARKER, Buffer.from('\r')];
+  return { line: new ByteLiteralScanner(literals), chunk: new ChunkLiteralScanner(stops, { stamps: true }) };
+}
+
+/**
+ * A prefix rule reads a timestamp only from a stamp (its `time` group is `\d{2}:\d{2}:\d{2}`)
+ * and never a date without a time: a `date` or `md` group is followed by the time group with
+ * only plain text between. Checked on the pattern's text, conservatively: anything else and the
+ * fast path stays off.
+ */
+function readsTimeFromStamp(prefix: CompiledPrefix): boolean {
+  const source = prefix.regex.source;
+  const time = source.indexOf('(?<time>');
+  const dates = ['(?<date>', '(?<md>'].map((name) => source.indexOf(name)).filter((at) => at !== -1);
+  if (time === -1) return dates.length === 0;
+  const group = TIME_GROUPS.find((shape) => source.startsWith(shape, time));
+  if (!group || /^[?*+{]/.test(source.slice(time + group.length))) return false;
+  return dates.every((at) => {
+    const close = source.indexOf(')', at);
+    return close < time && !source.slice(at + 2, close).includes('(') && /^[^()|?*+{}[\]\\]*$/.test(source.slice(close + 1, time));
+  });
+}
+
+/** Some printable ASCII byte in `chunk[start, end)` (whitespace is all below or above it). */
+function hasText(chunk: Buffer, start: number, end: number): boolean {
+  for (let at = start; at < end; at++) if (chunk[at]! > 0x20 && chunk[at]! < 0x7f) return true;
+  return false;
+}
+
+function startsWith(chunk: Buffer, start: number, end: number, bytes: Uint8Array): boolean {
+  if (end - start < bytes.length) return false;
+  for (let k = 0; k < bytes.length; k++) if (chunk[start + k] !== bytes[k]) return false;
+  return true;
+}
