@@ -10,6 +10,13 @@ import { GroupReporter } from './format/group-reporter.js';
 import { planNodes, parseSource } from './group-nodes.js';
 import { useColor, type Io } from './io-context.js';
 import { durationOption, packsOption } from './options.js';
+import type { ListenAddress } from '../status/listen-address.js';
+import { announceLiveStatus, LiveStatus } from './live-status.js';
+import { headToken } from './run/group-options.js';
+import { pushIntake } from './push-intake.js';
+import { groupStatus } from '../status/group-status.js';
+import { namedVerdict } from '../core/group-verdicts.js';
+import type { GroupWatchResult } from '../io/group-watch.js';
 
 export const groupOptionsHelp = `Several nodes of one multi-node start (one verdict for the group):
   FILE FILE...        one log per node; ranks from the logs (SGLang node_rank, NCCL's
@@ -20,9 +27,19 @@ export const groupOptionsHelp = `Several nodes of one multi-node start (one verd
   --srun              the one SOURCE is srun --label output (\`0: \`, \`1: \` prefixes;
                       one task per node): split into nodes by label
   --group-size N      how many nodes the start has (default: nnodes in the logs,
-                      else LWS_GROUP_SIZE or SLURM_NNODES, else the nodes given)`;
+                      else LWS_GROUP_SIZE or SLURM_NNODES, else the nodes given)
+  --listen ADDR       also be the head of nodes on other machines: their
+                      'spinup run --group-leader URL --node-rank N' push to
+                      /v1/nodes/N/events; /readyz, /v1/status and /metrics are the group's
+  --group-token T     the group's shared token (or SPINUP_GROUP_TOKEN); required when
+                      --listen is beyond loopback
+  --heartbeat DURATION  a pushing node silent for three of these is lost (default 5s)`;
 
 export interface GroupWatchArgs {
+  listen?: ListenAddress;
+  noState: boolean;
+  groupToken?: string;
+  heartbeat?: string;
   positionals: string[];
   nodeOptions: string[];
   srun: boolean;
@@ -63,25 +80,45 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
   const reporter = new GroupReporter(io, mode, useColor(io, 'stdout'));
   for (const note of plan.rankNotes) reporter.notice(undefined, { type: 'rank', detail: note });
   const usesStdin = sources.some((s) => s.source.kind === 'stdin');
-  let result;
+  const newSession = (): Session => new Session({ packs, family, classifier: { stallOverrideMs } });
+  // A head for pushed nodes: its status API speaks for the group, through node 0's session.
+  const headSession = args.listen ? newSession() : undefined;
+  const token = args.listen ? headToken(args.listen, args.groupToken, io.env) : undefined;
+  if (args.listen && !args.follow) throw new UsageError('--listen with a group follows its logs (pushed nodes come live): drop --no-follow');
+  const status = args.listen && headSession ? await LiveStatus.start({ io, command: 'watch', session: headSession, listen: args.listen, state: !args.noState }) : undefined;
+  const local = new Set(plan.nodes.map((n) => n.node));
+  let result: GroupWatchResult | undefined;
   try {
+    if (status) announceLiveStatus(io, status);
     result = await watchGroup({
       nodes: plan.nodes,
       srun,
       follow: args.follow,
       fromEnd: args.fromEnd,
       stdin: io.stdin,
-      sessionFor: () => new Session({ packs, family, classifier: { stallOverrideMs } }),
-      group: { expected: plan.expected },
+      sessionFor: (node) => (node === 0 && headSession ? headSession : newSession()),
+      group: { expected: plan.expected, heartbeatIntervalMs: durationOption('heartbeat', args.heartbeat) ?? (status ? 5_000 : undefined) },
       timeoutMs,
       signal: io.signal,
-      onEvents: (events) => reporter.events(events),
+      onEvents: (events) => {
+        reporter.events(events);
+        status?.events(events.flatMap((e) => (e.type === 'node' && e.node === 0 && e.event.type !== 'verdict' ? [e.event] : [])));
+      },
       onNotice: (node, notice) => reporter.notice(node, notice),
       env: io.env,
       cwd: io.cwd,
+      ...(status
+        ? {
+            acceptRemote: (take) =>
+              status.server.acceptPushes(pushIntake({ token, local: (node) => local.has(node), take, note: (text) => reporter.notice(undefined, { type: 'push', detail: text }) })),
+            onStanding: (standing, verdict) => status.model.group(groupStatus(standing, verdict)),
+          }
+        : {}),
     });
+    if (result.verdict) status?.verdict(namedVerdict(result.verdict));
   } finally {
     if (usesStdin) io.stdin.destroy();
+    await status?.close(result?.verdict ? exitCodeFor(result.verdict.verdict) : undefined);
   }
   if (result.end === 'interrupted') {
     reporter.message('interrupted before the group had a verdict');

@@ -82,6 +82,11 @@ export class GroupReducer {
     return deadlines.length > 0 ? Math.min(...deadlines) : undefined;
   }
 
+  /** Where every node stands now (for a status API while the group has no verdict yet). */
+  standing(): { nodes: NodeSummary[]; head: number; expected: number } {
+    return { nodes: this.summaries(), head: this.head, expected: this.expected.size };
+  }
+
   /** A node the group did not know at the start (a new srun label, a node that pushes). */
   addNode(node: number, kind: NodeKind): void {
     if (this.nodes.has(node)) return;

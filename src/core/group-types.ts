@@ -11,8 +11,8 @@ import type { Stage, VerdictKind } from './vocabulary.js';
  */
 export type NodeKind = 'log' | 'remote';
 
-/** Where the expected number of nodes came from. */
-export type SizeSource = 'option' | 'log' | 'env' | 'nodes';
+/** Where the expected number of nodes came from (`command`: the server command's `--nnodes`, for `run`). */
+export type SizeSource = 'option' | 'log' | 'command' | 'env' | 'nodes';
 
 export interface NodeSummary {
   node: number;

@@ -43,3 +43,16 @@ export function namedVerdict(group: GroupVerdict): Verdict {
   const base: Verdict = group.detail ?? { verdict: group.verdict, stage: group.stage, at: group.at, elapsedMs: group.elapsedMs, reason: group.reason, evidence: [], symptoms: [] };
   return { ...base, verdict: group.verdict, stage: group.stage, reason: group.reason };
 }
+
+/** A follower's READY: its head said the group is READY (a follower prints no ready line of its own). */
+export function groupReadyVerdict(options: { node: number; stage: Stage; at: number; elapsedMs: number }): Verdict {
+  return {
+    verdict: 'ready',
+    stage: 'ready',
+    at: options.at,
+    elapsedMs: options.elapsedMs,
+    reason: `the head says the group is READY; this node (node ${options.node}) joined it from stage ${options.stage} with no failure`,
+    evidence: [],
+    symptoms: [],
+  };
+}

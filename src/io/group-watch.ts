@@ -11,7 +11,7 @@ import type { GroupEvent, GroupVerdict } from '../core/group-types.js';
 import type { Child } from './child-process.js';
 import { readToEnd } from './group-read-to-end.js';
 import { deathVerdict, onFirstData, openSource, srunHooks, type NodeSource, type OpenOptions, type SourceHooks } from './node-sources.js';
-import type { Session } from '../core/session.js';
+import type { Session, SessionEvent } from '../core/session.js';
 import { withNodeFacts } from './node-facts-source.js';
 import { splitSrunLabels } from './srun-labels.js';
 import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult, type SourceItem } from './watch-loop.js';
@@ -30,6 +30,13 @@ export interface GroupWatchOptions extends OpenOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   onEvents: (events: GroupEvent[]) => void;
+  /**
+   * A head that also takes pushed nodes (`watch --listen ... --group-size N`): called once with
+   * the way in for a remote node's events (none: a heartbeat); it answers the group's verdict so far.
+   */
+  acceptRemote?: (take: (node: number, events: SessionEvent[]) => string) => void;
+  /** After every change: where the nodes stand and the verdict, if any (for the status API). */
+  onStanding?: (standing: ReturnType<GroupReducer['standing']>, verdict: GroupVerdict | undefined) => void;
 }
 
 export interface GroupWatchResult {
@@ -74,10 +81,12 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
   };
   const emit = (events: GroupEvent[]): void => {
     if (events.length > 0) options.onEvents(events);
+    if (events.length > 0) options.onStanding?.(reducer.standing(), reducer.verdict);
     if (reducer.verdict) conclude('verdict');
   };
   const settleIfAllEnded = (): void => {
-    if (running === 0 && !demuxing && !end) emit(reducer.end(now()));
+    // Pushed nodes go on after the local logs stop (at their verdicts): only the group decides then.
+    if (running === 0 && !demuxing && !end && !options.acceptRemote) emit(reducer.end(now()));
   };
   const startNode = (node: number, source: AsyncIterable<SourceItem>, isFile: boolean): void => {
     const session = options.sessionFor(node);
@@ -126,6 +135,11 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
     );
   };
 
+  options.acceptRemote?.((node, events) => {
+    reducer.addNode(node, 'remote');
+    emit(events.length > 0 ? reducer.push(node, events, now()) : reducer.heartbeat(node, now()));
+    return reducer.verdict?.verdict ?? 'pending';
+  });
   options.signal?.addEventListener('abort', () => conclude('interrupted'), { once: true });
   const ticker = setInterval(() => {
     if (options.timeoutMs !== undefined && now() >= options.timeoutMs) conclude('timeout');

@@ -1,11 +1,13 @@
 /**
  * The status API over HTTP (node:http): on a TCP address with `--listen`, and always on the run's
- * unix socket. GET only; the paths are a fixed table (status-routes.ts).
+ * unix socket. GET only, with one exception: a multi-node head takes its followers' pushes
+ * (POST /v1/nodes/N/events, node-push.ts). The paths are a fixed table (status-routes.ts).
  */
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { listenUrl, type ListenAddress } from '../status/listen-address.js';
 import type { StatusModel } from '../status/status-model.js';
+import { handleNodePush, NODE_EVENTS_PATH, type NodePushReceiver } from './node-push.js';
 import { SseHub } from './sse-hub.js';
 import { send, statusRoutes, TEXT_TYPE, type Route } from './status-routes.js';
 
@@ -22,10 +24,16 @@ export class StatusServer {
   private readonly routes: Map<string, Route>;
   private readonly servers: Server[] = [];
   private socketPath: string | undefined;
+  private push: NodePushReceiver | undefined;
 
   constructor(options: StatusServerOptions) {
     this.hub = new SseHub({ model: options.model, keepaliveMs: options.keepaliveMs, bufferBytes: options.sseBufferBytes });
     this.routes = statusRoutes({ model: options.model, events: (req, res) => this.hub.add(req, res) });
+  }
+
+  /** A multi-node head: from now on, its followers' pushes go to `receiver`. */
+  acceptPushes(receiver: NodePushReceiver): void {
+    this.push = receiver;
   }
 
   /** Resolves with the URL once bound; rejects with the system error (EADDRINUSE, EACCES...). */
@@ -78,6 +86,11 @@ export class StatusServer {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req.url);
+    const pushed = this.push && path !== undefined ? NODE_EVENTS_PATH.exec(path) : null;
+    if (pushed && this.push) {
+      if (req.method === 'POST') return handleNodePush(req, res, Number(pushed[1]), this.push);
+      return send(res, { status: 405, type: TEXT_TYPE, body: 'method not allowed: followers POST their events here\n', headers: { allow: 'POST' } });
+    }
     const route = path === undefined ? undefined : this.routes.get(path);
     if (!route) return send(res, { status: 404, type: TEXT_TYPE, body: `not found: the API serves ${[...this.routes.keys()].join(' ')}\n` });
     if (req.method !== 'GET') return send(res, { status: 405, type: TEXT_TYPE, body: 'method not allowed: the status API is read-only (GET)\n', headers: { allow: 'GET' } });

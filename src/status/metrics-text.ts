@@ -64,6 +64,7 @@ export function metricsText(status: StatusSnapshot): string {
     },
     { name: 'spinup_start_elapsed_seconds', type: 'gauge', help: 'Time from the first log line of the start (frozen at the verdict).', samples: [{ value: seconds(status.elapsed_ms) }] },
     { name: 'spinup_log_lines_total', type: 'counter', help: 'Log lines read so far (the number of the latest line the classifier has read).', samples: [{ value: status.lines }] },
+    ...nodeFamilies(status),
   ];
   let text = '';
   for (const family of families) {
@@ -72,6 +73,29 @@ export function metricsText(status: StatusSnapshot): string {
     for (const sample of family.samples) text += `${family.name}${labelText({ ...base, ...sample.labels })} ${numberText(sample.value)}\n`;
   }
   return text;
+}
+
+/** A multi-node head: one series per node, labelled node_rank (none for a single start). */
+function nodeFamilies(status: StatusSnapshot): Family[] {
+  const nodes = status.group?.nodes ?? [];
+  if (nodes.length === 0) return [];
+  const rank = (n: { node_rank: number }): Labels => ({ node_rank: String(n.node_rank) });
+  return [
+    { name: 'spinup_group_nodes_expected', type: 'gauge', help: 'How many nodes the multi-node start should have.', samples: [{ value: status.group!.expected }] },
+    { name: 'spinup_node_up', type: 'gauge', help: 'A node of the group has joined and is still reporting: 1, else 0.', samples: nodes.map((n) => ({ labels: rank(n), value: n.joined && !n.lost ? 1 : 0 })) },
+    {
+      name: 'spinup_node_verdict',
+      type: 'gauge',
+      help: "A node's own verdict: 1 for the current one, 0 for the others.",
+      samples: nodes.flatMap((n) => STATUS_VERDICTS.map((verdict) => ({ labels: { ...rank(n), verdict }, value: n.verdict === verdict ? 1 : 0 }))),
+    },
+    {
+      name: 'spinup_node_stage',
+      type: 'gauge',
+      help: 'The stage a node of the group entered last: 1 for it, 0 for the others.',
+      samples: nodes.flatMap((n) => STAGES.map((stage) => ({ labels: { ...rank(n), stage }, value: n.stage === stage ? 1 : 0 }))),
+    },
+  ];
 }
 
 function labelText(labels: Labels): string {

@@ -10,6 +10,7 @@ import type { Session, SessionEvent } from '../core/session.js';
 import { stripAnsi } from '../core/line-guard.js';
 import { trackerOf } from '../history/start-tracker.js';
 import { EventLog, type EventLogLimits } from './event-log.js';
+import type { GroupStatus } from './group-status.js';
 import { StageDurations } from './stage-durations.js';
 import { STATUS_SCHEMA, type StatusSnapshot, type StatusVerdict } from './status-snapshot.js';
 
@@ -51,6 +52,7 @@ export class StatusModel {
   private readonly listeners = new Set<EventListener>();
   /** Bumped on every change a state file should carry (stage, verdict); not on progress. */
   private revision = 0;
+  private groupNow: GroupStatus | undefined;
 
   constructor(private readonly options: StatusModelOptions) {
     this.log = new EventLog(options.limits);
@@ -66,6 +68,12 @@ export class StatusModel {
 
   setFacts(facts: Partial<StatusFacts>): void {
     Object.assign(this.options.facts, facts);
+    this.revision++;
+  }
+
+  /** A multi-node head: where the group stands (its verdict comes through `verdict`). */
+  group(status: GroupStatus): void {
+    this.groupNow = status;
     this.revision++;
   }
 
@@ -148,6 +156,7 @@ export class StatusModel {
       server_pid: facts.serverPid ?? null,
       host: facts.host,
       version: facts.version,
+      ...(this.groupNow ? { group: this.groupNow } : {}),
     };
   }
 

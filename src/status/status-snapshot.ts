@@ -1,6 +1,7 @@
 /** The shape of `/v1/status` (`"schema": "spinup.status/v1"`) and of the `status` in a run's state file. */
 import type { Budget } from '../core/events.js';
 import type { Stage } from '../core/vocabulary.js';
+import type { GroupStatus } from './group-status.js';
 
 export const STATUS_SCHEMA = 'spinup.status/v1';
 
@@ -54,4 +55,9 @@ export interface StatusSnapshot {
   server_pid: number | null;
   host: string;
   version: string;
+  /**
+   * A multi-node head only: the group (the verdict above is then the group's). Absent for one
+   * node, so a single start's status is as it always was.
+   */
+  group?: GroupStatus;
 }

@@ -6,7 +6,8 @@
  *                           [--out bench-results.json] [--only TEXT]
  *
  * --only measures just the rows whose name contains TEXT (`--only status-api`: the three rows of
- * the status API's cost) and skips the replay, cold-start and latency figures.
+ * the status API's cost) and skips the replay, cold-start and latency figures. `--only group`:
+ * just the simulated 16-node group (group-16.mjs).
  *
  * The logs are generated (deterministically, see generate-log.mjs and generate-flood.mjs) into
  * DIR (default: a spinup-bench folder in the system temp dir) and kept there for the next run.
@@ -27,6 +28,7 @@ import { FLOOD_VERSION, generateFloodStart } from './generate-flood.mjs';
 import { GENERATOR_VERSION, generateLog, parseSize } from './generate-log.mjs';
 import { replayCorpus, userPack } from './bench-inputs.mjs';
 import { detectionLatency } from './latency.mjs';
+import { checkGroupRow, describeGroupRow, groupBench } from './group-16.mjs';
 import { measure, median, rssMethod } from './measure.mjs';
 import { chromiumPresent, describeRow, reportRender } from './report-render.mjs';
 
@@ -58,6 +60,13 @@ const loadAtStart = loadavg();
 async function main() {
   if (!existsSync(BIN)) throw new Error('dist/ is missing: run `npm run build` first');
   ensurePrecompiled();
+  if (only === 'group') {
+    const group = await groupRows();
+    writeFileSync(out, `${JSON.stringify({ when: new Date().toISOString(), machine: machine(), command: `node test/bench/run.mjs ${args.join(' ')}`, group }, null, 2)}\n`);
+    for (const row of group) console.log(describeGroupRow(row));
+    say(`\nwritten ${out}`);
+    return;
+  }
   mkdirSync(dir, { recursive: true });
   const big = await ensureLog(size);
   const small = await ensureLog(smallSize);
@@ -182,6 +191,8 @@ async function main() {
   say('detection latency (follow mode)');
   const latency = latencyRuns > 0 ? await detectionLatency({ root: ROOT, dir, runs: latencyRuns }) : [];
 
+  const group = await groupRows();
+
   say('report of 100 starts in headless Chromium');
   const report = chromiumPresent() ? await reportRender({ starts: 100, runs: 5 }) : undefined;
 
@@ -197,11 +208,19 @@ async function main() {
     replayMany: { runs, logs: corpus.logs, medianMs: round(replayMany.medianMs), cpuMs: round(replayMany.cpuMs), peakRssMb: round(replayMany.rssKb / 1024), summary: replayMany.value },
     coldStart,
     latency,
+    group,
     report,
   };
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   printTable(results);
   say(`\nwritten ${out}`);
+}
+
+async function groupRows() {
+  say('a simulated 16-node group on loopback (15 followers pushing to the head)');
+  const rows = await groupBench({ runs: 3 });
+  rows.forEach(checkGroupRow);
+  return rows;
 }
 
 /** A few lines of the tool's log: enough to load its pack (and so write the pack cache). */
@@ -335,6 +354,7 @@ function printTable(results) {
   console.log(`(f) spinup replay ${many.logs} logs         ${(many.medianMs / 1000).toFixed(2)} s wall, ${(many.cpuMs / 1000).toFixed(2)} s cpu, median of ${many.runs} (${many.summary}), peak RSS ${many.peakRssMb.toFixed(0)} MB`);
   console.log(`(g) cold start watch --no-follow  ${results.coldStart.watchMedianMs.toFixed(0)} ms median of ${results.coldStart.runs} on a ${results.coldStart.logBytes}-byte log; node -e 0: ${results.coldStart.nodeMedianMs.toFixed(0)} ms; CPU ${results.coldStart.watchCpuMs ?? '?'} ms vs ${results.coldStart.nodeCpuMs ?? '?'} ms`);
   console.log(results.report ? describeRow(results.report) : 'report render: skipped (no .tools/chromium; bash scripts/fetch-tools.sh fetches it)');
+  for (const row of results.group ?? []) console.log(describeGroupRow(row));
   for (const l of results.latency) {
     const exit = l.exitMedianMs === null ? `exit: ${l.exitedWithin}` : `exit ${l.exitMedianMs.toFixed(0)} ms (max ${l.exitMaxMs.toFixed(0)})`;
     console.log(`detection latency, ${l.case.padEnd(18)} verdict ${l.verdictMedianMs.toFixed(0)} ms (max ${l.verdictMaxMs.toFixed(0)}), ${exit}; median of ${l.runs}, from the write, spinup watch FILE`);

@@ -126,7 +126,9 @@ describe('spinup watch FILE FILE (the real node logs of sglang#3398 and #3254)',
     { args: ['--group-size', 'two', NODE0, NODE1], error: /--group-size wants a number/ },
     { args: ['-', '-'], error: /only one node can read stdin/ },
     { args: ['--node', '1=cmd:'], error: /cmd: needs a command/ },
-    { args: ['--listen', '127.0.0.1:0', NODE0, NODE1], error: /--listen serves one log for now/ },
+    // A head for pushed nodes follows its logs; beyond loopback it needs the group's token.
+    { args: ['--listen', '127.0.0.1:0', NODE0, NODE1], error: /--listen with a group follows its logs/ },
+    { args: ['--listen', '0.0.0.0:0', '--group-size', '2', NODE0], error: /needs a shared token/ },
   ])('usage error: $args', async ({ args, error }) => {
     const run = await runMain(['watch', '--no-follow', ...args]);
     expect(run.code).toBe(64);

@@ -21,7 +21,7 @@ const container: Shape = {
   workingDir: 'string',
   command: ['string'],
   args: ['string'],
-  env: [{ name: 'string', value: 'string' }],
+  env: [{ name: 'string', value: 'string', valueFrom: { secretKeyRef: { name: 'string', key: 'string' } } }],
   ports: [{ name: 'string', containerPort: 'number', protocol: 'string' }],
   startupProbe: probe,
   readinessProbe: probe,
@@ -32,6 +32,15 @@ const container: Shape = {
 
 const metadata: Shape = { name: 'string', namespace: 'string', labels: 'map', annotations: 'map' };
 
+const podTemplate: Shape = {
+  metadata: { labels: 'map', annotations: 'map' },
+  spec: {
+    containers: [container],
+    volumes: [{ name: 'string', emptyDir: { medium: 'string', sizeLimit: 'string' } }],
+    terminationGracePeriodSeconds: 'number',
+  },
+};
+
 export const SHAPES: Record<string, Shape> = {
   Deployment: {
     apiVersion: 'string',
@@ -40,14 +49,18 @@ export const SHAPES: Record<string, Shape> = {
     spec: {
       replicas: 'number',
       selector: { matchLabels: 'map' },
-      template: {
-        metadata: { labels: 'map', annotations: 'map' },
-        spec: {
-          containers: [container],
-          volumes: [{ name: 'string', emptyDir: { medium: 'string', sizeLimit: 'string' } }],
-          terminationGracePeriodSeconds: 'number',
-        },
-      },
+      template: podTemplate,
+    },
+  },
+  // leaderworkerset.x-k8s.io/v1 (https://lws.sigs.k8s.io/docs/reference/leaderworkerset.v1/): the fields the examples use.
+  LeaderWorkerSet: {
+    apiVersion: 'string',
+    kind: 'string',
+    metadata,
+    spec: {
+      replicas: 'number',
+      startupPolicy: 'string',
+      leaderWorkerTemplate: { size: 'number', restartPolicy: 'string', leaderTemplate: podTemplate, workerTemplate: podTemplate },
     },
   },
   PodMonitor: {

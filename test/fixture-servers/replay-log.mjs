@@ -1,4 +1,4 @@
-// Usage: node replay-log.mjs --log FILE [--speed N] [--max-gap-ms M] [--then exit0|exit1|sigkill|hang|orphan]
+// Usage: node replay-log.mjs --log FILE [--speed N] [--max-gap-ms M] [--pace-gaps] [--then exit0|exit1|sigkill|hang|orphan]
 // A stand-in LLM server: replays a captured startup log, then ends the way the test needs.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';

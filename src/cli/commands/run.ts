@@ -14,6 +14,8 @@ import { superviseRun } from '../run/flow.js';
 import { openRunLog, type RunLog } from '../run/log-file.js';
 import { parseRunArgs, type RunOptions } from '../run/options.js';
 import { RunReporter } from '../run/reporter.js';
+import { groupParts, PUSH_LAST_WORDS_MS, teeSinks, type GroupParts } from '../run/group.js';
+import { groupRole, groupRunHelp } from '../run/group-options.js';
 
 export const runHelp = `Usage: spinup run [options] -- CMD [ARGS...]
 
@@ -51,6 +53,7 @@ Options:
 ${historyFlagsHelp}
   -q, --quiet         do not echo the server's lines; print only the verdict
 ${listenHelp}
+${groupRunHelp}
   -h, --help          show this help
 
 "line N" in a verdict is line N of the log file, which holds the server's output only,
@@ -77,19 +80,24 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
   const memory = startMemory({ io, flags: options.history, session: { packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } }, source: 'run' });
   const session = memory.session;
+  const role = groupRole(options.group, options.listen, io.env, options.args);
   // Bound before the launch: a taken --listen port fails the run before a server starts.
   const status = await LiveStatus.start({ io, command: 'run', session, listen: options.listen, state: !options.noState });
+  const group = groupParts(role, { io, options, session, status });
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await launchAndSupervise({ io, options, session, memory, family, commandFamily, status });
+    code = await launchAndSupervise({ io, options, session, memory, family, commandFamily, status, ...group });
     return code;
   } finally {
+    group.head?.close();
+    // The follower's last words (its verdict) reach the head if it can be reached soon; its exit code is its own.
+    await group.pusher?.close(PUSH_LAST_WORDS_MS);
     await status.close(code);
   }
 }
 
-interface RunStart {
+interface RunStart extends GroupParts {
   io: Io;
   options: RunOptions;
   session: StartMemory['session'];
@@ -99,17 +107,17 @@ interface RunStart {
   status: LiveStatus;
 }
 
-async function launchAndSupervise({ io, options, session, memory, family, commandFamily, status }: RunStart): Promise<number> {
+async function launchAndSupervise({ io, options, session, memory, family, commandFamily, status, head, pusher, groupReady }: RunStart): Promise<number> {
   const log = openRunLog({ cwd: io.cwd, requested: options.log, now: wallDate() });
   const child = await launch(options, io, log);
   status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
-  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, status);
+  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, teeSinks([status, head, pusher]));
   const command = [options.command, ...options.args];
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
   if (memory.warning) reporter.note(`history: ${memory.warning}`, { type: 'history', detail: memory.warning });
-  return supervise(child, { io, options, session, memory, log, reporter });
+  return supervise(child, { io, options, session, memory, log, reporter, group: head, groupReady });
 }
 
 async function launch(options: RunOptions, io: Io, log: RunLog): Promise<Child> {

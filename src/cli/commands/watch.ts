@@ -69,6 +69,8 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       node: { type: 'string', multiple: true },
       srun: { type: 'boolean' },
       'group-size': { type: 'string' },
+      'group-token': { type: 'string' },
+      heartbeat: { type: 'string' },
       ...historyFlags,
     },
   });
@@ -77,9 +79,11 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   if (isGroupWatch(positionals, values)) {
-    // The status API speaks for one start; for a group it waits for the nodes' pushed events (not built yet).
-    if (values.listen !== undefined) throw new UsageError('--listen serves one log for now: watch the nodes of a group without it');
     return watchGroupCommand({
+      listen: listenOption(values.listen),
+      noState: Boolean(values['no-state']),
+      groupToken: values['group-token'],
+      heartbeat: values.heartbeat,
       positionals,
       nodeOptions: values.node ?? [],
       srun: Boolean(values.srun),

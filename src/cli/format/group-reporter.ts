@@ -41,7 +41,7 @@ export class GroupReporter {
   notice(node: number | undefined, notice: { type: string; path?: string; detail?: string }): void {
     if (this.mode === 'json') write(this.io.stdout, `${JSON.stringify({ type: 'notice', node, notice: notice.type, path: notice.path, detail: notice.detail })}\n`);
     else if (this.mode === 'lines') {
-      const text = ['rank', 'command-restart', 'command-died', 'earlier-verdict'].includes(notice.type) ? (notice.detail ?? notice.type) : noticeText(notice);
+      const text = ['rank', 'push', 'command-restart', 'command-died', 'earlier-verdict'].includes(notice.type) ? (notice.detail ?? notice.type) : noticeText(notice);
       write(this.io.stderr, `${this.c.dim('spinup:')} ${node === undefined ? '' : `node ${node}: `}${text}\n`);
     }
   }

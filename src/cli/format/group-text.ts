@@ -37,7 +37,7 @@ function describeNode(node: NodeSummary): string {
 }
 
 function sizeWords(from: GroupVerdict['expectedFrom']): string {
-  return { option: '--group-size', log: 'from the log', env: 'from LWS_GROUP_SIZE/SLURM_NNODES', nodes: 'the nodes given' }[from];
+  return { option: '--group-size', log: 'from the log', command: 'the server command\'s --nnodes', env: 'from LWS_GROUP_SIZE/SLURM_NNODES', nodes: 'the nodes given' }[from];
 }
 
 function row(c: ReturnType<typeof pc.createColors>, label: string, value: string): string {

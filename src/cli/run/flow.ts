@@ -5,6 +5,7 @@
 import type { Writable } from 'node:stream';
 import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
+import type { Verdict } from '../../core/events.js';
 import type { Session } from '../../core/session.js';
 import type { Child } from '../../io/child-process.js';
 import { describeExit } from '../../io/supervise/exit.js';
@@ -17,6 +18,7 @@ import type { RunLog } from './log-file.js';
 import type { RunOptions } from './options.js';
 import type { RunFacts, RunReporter } from './reporter.js';
 import { runThen } from './then.js';
+import type { GroupHead } from './group-head.js';
 
 /** After a FAILED verdict from the log, how long the server may take to exit by itself before SIGTERM. */
 const LAST_WORDS_MS = 1_000;
@@ -32,6 +34,10 @@ export interface RunContext {
   reporter: RunReporter;
   /** Called when the server is deliberately left running (--keep-on-fail). */
   onRelease: () => void;
+  /** The head of a multi-node start: the run's verdict is the group's. */
+  group?: GroupHead;
+  /** A follower: resolves with its READY when its head says the group is READY. */
+  groupReady?: Promise<Verdict>;
 }
 
 export async function superviseRun(ctx: RunContext): Promise<number> {
@@ -65,11 +71,14 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
     timeoutMs: options.timeoutMs,
     signal: io.signal,
   });
+  void ctx.groupReady?.then((verdict) => supervisor.groupReady(verdict));
   const flow = new Flow(ctx, supervisor);
   try {
-    const startup = await supervisor.startup();
+    const { group } = ctx;
+    const startup = group ? await group.startup(supervisor.startup(), { signal: io.signal, afterReady: () => supervisor.attached() }) : await supervisor.startup();
     if (startup.kind === 'interrupted') return await flow.interrupted(true);
-    reporter.verdict(startup.decision, facts);
+    // A head's verdict block is the group's, printed by the group (group-head.ts).
+    if (!group) reporter.verdict(startup.decision, facts);
     const unrecorded = ctx.memory.record(startup.decision.verdict, log.path);
     if (unrecorded) reporter.note(`history: ${unrecorded}`, { type: 'history', detail: unrecorded });
     if (startup.decision.verdict.verdict !== 'ready') return await flow.failed(startup.decision);
@@ -78,7 +87,7 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
       return await flow.then(options.then);
     }
     reporter.note(`attached: streaming the server's output to ${log.shown}; a crash ends the run (exit 1), Ctrl-C stops the server`, { type: 'attached', log: log.shown });
-    const after = await supervisor.attached();
+    const after = group ? await Promise.race([supervisor.attached(), group.afterReady.then((decision) => ({ kind: 'decided' as const, decision }))]) : await supervisor.attached();
     if (after.kind === 'interrupted') return await flow.interrupted(false);
     reporter.verdict(after.decision, facts);
     return await flow.failed(after.decision);

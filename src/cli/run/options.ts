@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import type { ListenAddress } from '../../status/listen-address.js';
 import { historyFlags } from '../history-flags.js';
 import { durationOption, listenOption } from '../options.js';
+import { groupRunOptions, groupRunParseOptions, type GroupRunOptions } from './group-options.js';
 
 export interface RunOptions {
   command: string;
@@ -25,6 +26,8 @@ export interface RunOptions {
   noState: boolean;
   /** --history PATH, --no-history, --no-learn, as `watch` takes them. */
   history: { history?: string; 'no-history'?: boolean; 'no-learn'?: boolean };
+  /** A multi-node start across machines (see group-options.ts). */
+  group: GroupRunOptions;
 }
 
 export type ParsedRunArgs = { kind: 'help' } | { kind: 'usage'; message: string } | { kind: 'run'; options: RunOptions };
@@ -54,6 +57,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       listen: { type: 'string' },
       'no-state': { type: 'boolean' },
       ...historyFlags,
+      ...groupRunParseOptions,
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -85,6 +89,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       listen: listenOption(values.listen),
       noState: Boolean(values['no-state']),
       history: { history: values.history, 'no-history': values['no-history'], 'no-learn': values['no-learn'] },
+      group: groupRunOptions(values),
     },
   };
 }

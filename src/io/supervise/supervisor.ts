@@ -35,7 +35,7 @@ export interface SupervisorOptions {
 }
 
 /** What decided a verdict. */
-export type DecidedBy = 'log' | 'process' | 'health' | 'timeout';
+export type DecidedBy = 'log' | 'process' | 'health' | 'timeout' | 'group';
 
 export interface Decision {
   verdict: Verdict;
@@ -76,6 +76,8 @@ export class Supervisor {
   private readyAt = 0;
   private readyDecidedAt = 0;
   private afterReady: AfterReadyWatch | undefined;
+  /** READY came from the group's head (a follower): its own classifier never saw a ready line. */
+  private readyByGroup = false;
   private readonly outputEnded: Promise<void>;
   private readonly unfollow: () => void;
   private readonly onAbort = (): void => {
@@ -124,6 +126,18 @@ export class Supervisor {
       if (this.afterReady?.alarmed) this.checkAfterReady(true);
       else if (this.exit) void this.concludeDeath();
     });
+  }
+
+  /**
+   * A follower of a multi-node start: its head says the group is READY. Followers print no ready
+   * line of their own, so this is their READY; from now on they are judged as after READY (a
+   * fatal line or a death fails them), not by their silence.
+   */
+  groupReady(verdict: Verdict): void {
+    if (this.phase !== 'startup' || this.closed) return;
+    this.readyByGroup = true;
+    if (this.options.session.pack) this.afterReady = new AfterReadyWatch(this.options.session.pack, verdict);
+    this.decide(verdict, 'group');
   }
 
   /** Only log from now on (while a --then command runs): nothing decides any more. */
@@ -224,6 +238,8 @@ export class Supervisor {
     this.options.onEvents(events);
     for (const event of events) {
       if (event.type === 'verdict' && this.phase === 'startup') this.onLogVerdict(event.verdict);
+      // A follower's classifier still waits for a ready line: its failure is a failure after READY.
+      if (event.type === 'verdict' && this.phase === 'attached' && this.readyByGroup && event.verdict.verdict === 'failed') this.decide(event.verdict, 'log');
       if (event.type === 'after-ready-failure') {
         this.afterReady?.notice(event, this.clock.now());
         this.checkAfterReady(false);

@@ -1,0 +1,185 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { apiGet } from '../../src/serve/api-client.js';
+import type { StatusSnapshot } from '../../src/status/status-snapshot.js';
+import { repoRoot } from '../helpers/run-main.js';
+import { spinup, until, type SpinupProcess } from '../helpers/spinup-process.js';
+
+// One start on two machines, played on loopback by two real `spinup run` processes: node 0 (the
+// head, --listen) replays the real node-0 log of sglang#3398, node 1 (a follower, --group-leader)
+// replays the same start's node-1 log and pushes its events and heartbeats to the head.
+const NODE0 = join(repoRoot, 'fixtures/sglang/18-multinode-h20-node0-hang-30min-diststore-timeout.log');
+const NODE1 = join(repoRoot, 'fixtures/sglang/19-multinode-h20-node1-hang-after-nccl-init.log');
+// The READY path needs a head that gets ready; no real group of ours does, so a real single-node ready log plays node 0.
+const READY_LOG = join(repoRoot, 'fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log');
+const REPLAY = join(repoRoot, 'test/fixture-servers/replay-log.mjs');
+const scratch = mkdtempSync(join(tmpdir(), 'spinup-group-push-'));
+const started: SpinupProcess[] = [];
+let logs = 0;
+
+afterEach(async () => {
+  for (const run of started.splice(0)) {
+    // A follower killed with SIGKILL leaves its server behind (its own process group): end both.
+    for (const match of run.stdout().matchAll(/"type":"started","pid":(\d+)/g)) kill(-Number(match[1]), 'SIGKILL');
+    kill(run.pid, 'SIGCONT');
+    kill(run.pid, 'SIGKILL');
+    await run.code;
+  }
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function kill(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** `spinup run --json` over a replayed log; `pace` stretches the log's own gaps (the 30 min silence of node 0). */
+function node(args: string[], log: string, pace: string[] = []): SpinupProcess {
+  const run = spinup(['run', '--json', '--no-state', '--heartbeat', '200ms', '--log', join(scratch, `node-${++logs}.log`), ...args, '--', process.execPath, REPLAY, '--log', log, '--then', 'hang', ...pace], {});
+  started.push(run);
+  return run;
+}
+
+function head(extra: string[] = [], pace: string[] = []): SpinupProcess {
+  return node(['--listen', '127.0.0.1:0', '--group-size', '2', ...extra], NODE0, pace);
+}
+
+async function urlOf(run: SpinupProcess): Promise<string> {
+  return (await run.waitFor(/status API on (http:\/\/\S+) /))[1]!;
+}
+
+function follower(url: string, extra: string[] = []): SpinupProcess {
+  return node(['--group-leader', url, '--node-rank', '1', ...extra], NODE1);
+}
+
+type Json = Record<string, any>;
+function jsonLines(run: SpinupProcess): Json[] {
+  return run
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Json);
+}
+
+async function groupVerdict(run: SpinupProcess): Promise<Json> {
+  return until('the group verdict', () => jsonLines(run).find((e) => e.type === 'group_verdict'), 30_000);
+}
+
+// Node 0's 30 minutes of silence in distributed_init, played as 18 s: time for a follower to go away mid-start.
+const LONG_SILENCE = ['--speed', '100', '--max-gap-ms', '60000', '--pace-gaps'];
+
+describe('spinup run across machines: head --listen --group-size 2, follower --group-leader', () => {
+  it("gives the group's verdict: node 0's rendezvous timeout, with node 1 joined and seen through the head's API", async () => {
+    const h = head([], ['--speed', '300', '--max-gap-ms', '60000', '--pace-gaps']);
+    const url = await urlOf(h);
+    const f = follower(url);
+    await until('node 1 joined', () => jsonLines(h).find((e) => e.type === 'node_joined' && e.node === 1));
+    const status = JSON.parse((await apiGet({ url }, '/v1/status', 5_000)).body) as StatusSnapshot;
+    expect(status.group).toMatchObject({ verdict: 'pending', head: 0, expected: 2, nodes: [{ node_rank: 0 }, { node_rank: 1, joined: true, lost: false }] });
+    expect((await apiGet({ url }, '/readyz', 5_000)).status).toBe(503);
+    const metrics = (await apiGet({ url }, '/metrics', 5_000)).body;
+    expect(metrics).toMatch(/^spinup_node_up\{[^}]*node_rank="1"\} 1$/m);
+    expect(metrics).toMatch(/^spinup_group_nodes_expected\{[^}]*\} 2$/m);
+
+    const verdict = await groupVerdict(h);
+    expect(verdict).toMatchObject({ verdict: 'failed', node: 0, stage: 'distributed_init', cause: 'distributed_error', group: { expected: 2, expected_from: 'option' } });
+    expect(verdict.group.nodes).toMatchObject([{ node: 0, joined: true, verdict: 'failed' }, { node: 1, joined: true }]);
+    expect(await h.code).toBe(1);
+    // The follower's own run goes on (its node waits in the rendezvous): the push decided nothing for it.
+    expect(f.child.exitCode).toBeNull();
+    expect(jsonLines(f).some((e) => e.type === 'verdict')).toBe(false);
+  }, 60_000);
+
+  it('a follower whose spinup is killed (SIGKILL) mid-start fails the group, naming node 1, within three heartbeats', async () => {
+    const h = head([], LONG_SILENCE);
+    const url = await urlOf(h);
+    const f = follower(url);
+    await until('node 1 joined', () => jsonLines(h).find((e) => e.type === 'node_joined' && e.node === 1));
+    const killedAt = Date.now();
+    f.child.kill('SIGKILL');
+    const verdict = await groupVerdict(h);
+    const seenAfterMs = Date.now() - killedAt;
+    expect(verdict).toMatchObject({ verdict: 'failed', node: 1, rule: 'group/stopped-reporting', message: 'node 1 stopped reporting in none' });
+    // The head's own measure of the silence: three 200 ms intervals, give or take a tick.
+    expect(verdict.silent_ms).toBeGreaterThanOrEqual(600);
+    expect(verdict.silent_ms).toBeLessThan(2_000);
+    expect(seenAfterMs).toBeLessThan(10_000); // bounded only: the machine is shared
+    expect(await h.code).toBe(1);
+  }, 60_000);
+
+  it('a follower that stops reporting (SIGSTOP) fails the group: "node 1 stopped reporting in <stage>"', async () => {
+    const h = head(['-q'], LONG_SILENCE);
+    const url = await urlOf(h);
+    const f = follower(url);
+    await until('node 1 joined', async () => ((JSON.parse((await apiGet({ url }, '/v1/status', 5_000)).body) as StatusSnapshot).group?.nodes[1]?.joined ? true : undefined));
+    f.child.kill('SIGSTOP');
+    const verdict = await groupVerdict(h);
+    expect(verdict).toMatchObject({ verdict: 'failed', node: 1, message: 'node 1 stopped reporting in none', group: { nodes: [{ node: 0 }, { node: 1, lost: true }] } });
+    expect(await h.code).toBe(1);
+  }, 60_000);
+
+  it('a wrong token: every push gets 401, the head says so once, and node 1 never joins', async () => {
+    const h = node(['--listen', '127.0.0.1:0', '--group-size', '2', '--group-token', 'right'], NODE0, LONG_SILENCE);
+    const url = await urlOf(h);
+    const f = follower(url, ['--group-token', 'wrong']);
+    await f.waitFor(/refuses our token \(401\)/);
+    // Several pushes later (backoff 200 ms, 400 ms, ...), still one word from the head.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const said = jsonLines(h).filter((e) => e.type === 'group_note' && /refused a push for node 1 \(401\)/.test(e.text));
+    expect(said).toHaveLength(1);
+    expect(f.stderr().match(/refuses our token/g)).toHaveLength(1);
+    expect(jsonLines(h).some((e) => e.type === 'node_joined' && e.node === 1)).toBe(false);
+  }, 60_000);
+
+  it('READY once the head is ready and node 1 joined; the follower takes its READY from the head; its server dying after is the group\'s after-ready failure', async () => {
+    const h = node(['--listen', '127.0.0.1:0', '--group-size', '2'], READY_LOG);
+    const url = await urlOf(h);
+    await until('the head waiting for node 1', () => jsonLines(h).find((e) => e.type === 'waiting'));
+    const f = follower(url, ['--listen', '127.0.0.1:0']);
+    const own = await until('the follower READY', () => jsonLines(f).find((e) => e.type === 'verdict'));
+    expect(own).toMatchObject({ verdict: 'ready', decided_by: 'group' });
+    expect((await apiGet({ url: await urlOf(f) }, '/startupz', 5_000)).status).toBe(200);
+    expect(await groupVerdict(h)).toMatchObject({ verdict: 'ready', node: 0, group: { nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: true }] } });
+    await until('the head /readyz 200', async () => ((await apiGet({ url }, '/readyz', 5_000)).status === 200 ? true : undefined));
+
+    const server = Number(/"type":"started","pid":(\d+)/.exec(f.stdout())![1]);
+    process.kill(-server, 'SIGKILL');
+    const after = await until('the after-ready failure', () => jsonLines(h).find((e) => e.type === 'after_ready_failure' && e.node === 1));
+    expect(after).toMatchObject({ verdict: 'failed', stage: 'ready' });
+    expect(await h.code).toBe(1);
+    expect(await f.code).toBe(1);
+  }, 60_000);
+
+  it('spinup watch can be the head too: it follows node 0\'s log and takes node 1\'s pushes, one READY for both', async () => {
+    const log = join(scratch, `watched-${++logs}.log`);
+    writeFileSync(log, '');
+    const h = spinup(['watch', '--json', '--no-state', '--listen', '127.0.0.1:0', '--group-size', '2', '--heartbeat', '200ms', log], {});
+    started.push(h);
+    const url = await urlOf(h);
+    // The start goes on live: a log already READY when watch opens it would be an earlier run, given 30 s.
+    const [first, ...rest] = readFileSync(READY_LOG, 'utf8').split('\n');
+    appendFileSync(log, `${first}\n`);
+    await until('node 0 joined', () => jsonLines(h).find((e) => e.type === 'node_joined' && e.node === 0));
+    appendFileSync(log, rest.join('\n'));
+    await until('the head waiting for node 1', () => jsonLines(h).find((e) => e.type === 'waiting'));
+    expect((await apiGet({ url }, '/readyz', 5_000)).status).toBe(503);
+    const f = follower(url);
+    expect(await groupVerdict(h)).toMatchObject({ verdict: 'ready', node: 0, group: { expected: 2, nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: true }] } });
+    expect(await until('the follower READY', () => jsonLines(f).find((e) => e.type === 'verdict'))).toMatchObject({ verdict: 'ready', decided_by: 'group' });
+    expect(await h.code).toBe(0);
+  }, 60_000);
+
+  it('the head ready but waiting for node 1, its own server dying: the group is FAILED on node 0', async () => {
+    const run = spinup(['run', '--json', '--no-state', '--heartbeat', '200ms', '--log', join(scratch, `node-${++logs}.log`), '--listen', '127.0.0.1:0', '--group-size', '2', '--', process.execPath, REPLAY, '--log', READY_LOG, '--then', 'exit1'], {});
+    started.push(run);
+    const verdict = await groupVerdict(run);
+    expect(verdict).toMatchObject({ verdict: 'failed', node: 0, group: { nodes: [{ node: 0, verdict: 'failed' }, { node: 1, joined: false }] } });
+    expect(jsonLines(run).some((e) => e.type === 'waiting')).toBe(true);
+    expect(await run.code).toBe(1);
+  }, 60_000);
+});
