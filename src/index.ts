@@ -1,6 +1,6 @@
 /** spinup as a library: load packs, classify a log, read the verdict. */
 export { Classifier, type ClassifierOptions } from './core/classifier.js';
-export { Session, type SessionEvent, type SessionOptions } from './core/session.js';
+export { Session, type SessionEvent, type SessionObserver, type SessionOptions } from './core/session.js';
 export { Timeline } from './core/timeline.js';
 export type { ClassifierEvent, Evidence, LogLine, Verdict, Budget } from './core/events.js';
 export type { CompiledPack, PackSource } from './core/pack-types.js';

@@ -1,7 +1,8 @@
 /**
  * The house rules a reader relies on, checked on the source itself: core is pure (no `node:`
  * import, no clock read), no command imports another (shared flags live beside them in cli/),
- * and the wall clock is read in one module only (everything else is handed a clock).
+ * the wall clock is read in one module only (everything else is handed a clock), and the
+ * session is wrapped from outside (observers), never extended.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -48,6 +49,12 @@ describe('the house', () => {
   it.for(files.filter((f) => f.name.startsWith('cli/commands/')).map((f) => [f.name, f.text] as const))('%s imports no other command', ([, text]) => {
     const siblings = importsOf(text).filter((spec) => spec.startsWith('./') || spec.includes('/commands/'));
     expect(siblings).toEqual([]);
+  });
+
+  it('wraps the session from outside: nothing extends Session (history observes its events)', () => {
+    const subclasses = files.filter((f) => /\bextends\s+Session\b/.test(codeOf(f.text))).map((f) => f.name);
+    expect(files.some((f) => f.name === 'history/start-tracker.ts' && /implements\s+SessionObserver\b/.test(f.text))).toBe(true);
+    expect(subclasses).toEqual([]);
   });
 
   it('reads the wall clock in one module only', () => {

@@ -5,11 +5,11 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { Verdict } from '../core/events.js';
-import type { SessionOptions } from '../core/session.js';
+import type { Session, SessionOptions } from '../core/session.js';
 import { defaultHistoryPath } from '../history/history-path.js';
 import { openMemory, recordStart, showsAStart } from '../history/record-start.js';
 import type { StartRecord } from '../history/start-record.js';
-import { TrackedSession } from '../history/tracked-session.js';
+import { trackedSession, type StartTracker } from '../history/start-tracker.js';
 import { wallDate, systemClock } from '../io/wall-clock.js';
 import { ReplayMemory } from '../replay/replay-memory.js';
 import { UsageError } from './errors.js';
@@ -32,9 +32,10 @@ export const historyFlagsHelp = `  --history PATH      the start history to lear
   --no-history        neither read nor record the start history
   --no-learn          record, but keep the pack's stall budgets (no learned ones)`;
 
-/** What one start remembers: a session that knows the history, and the record it leaves. */
+/** What one start remembers: a session its tracker follows (knowing the history), and the record it leaves. */
 export interface StartMemory {
-  session: TrackedSession;
+  session: Session;
+  tracker: StartTracker;
   /** Set when the history could not be (fully) read. */
   warning?: string;
   /** Appends this start's record (`log`: where it was read, when known only now); returns a warning when that failed. */
@@ -51,15 +52,15 @@ export function startMemory(params: {
   const { io, flags } = params;
   if (flags['no-history'] && flags.history !== undefined) throw new UsageError('--history and --no-history disagree; pick one');
   const path = flags['no-history'] ? undefined : historyPath(io, flags.history);
-  if (path === undefined) return { session: new TrackedSession(params.session), record: () => undefined };
+  if (path === undefined) return { ...trackedSession(params.session), record: () => undefined };
   const host = hostname();
   const opened = openMemory({ path, host, learn: !flags['no-learn'] });
-  const session = new TrackedSession({ ...params.session, memory: opened.memory });
+  const { session, tracker } = trackedSession({ ...params.session, memory: opened.memory });
   const record = (verdict: Verdict | undefined, log = params.log): string | undefined => {
     if (!verdict || !showsAStart(verdict)) return undefined;
-    return recordStart({ path, session, verdict, host, when: wallDate(), source: params.source, log }).warning;
+    return recordStart({ path, tracker, verdict, host, when: wallDate(), source: params.source, log }).warning;
   };
-  return { session, warning: opened.warning, record };
+  return { session, tracker, warning: opened.warning, record };
 }
 
 export const replayHistoryHelp = `  --history PATH       append one start record per fixture to the history PATH

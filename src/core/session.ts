@@ -21,11 +21,30 @@ import { StartFactsReader } from './start-facts.js';
 
 export type SessionEvent = ClassifierEvent | { type: 'family'; family: string; detected: boolean; certain: boolean };
 
+/**
+ * Something that follows a session without being part of it (the start history, its progress
+ * estimates): it sees every batch of events the session gives, then the line that gave them.
+ */
+export interface SessionObserver {
+  events(events: readonly SessionEvent[], session: Session): void;
+  /** After the events of a pushed line (what the line itself says, e.g. the start's facts). */
+  line?(raw: string, session: Session, where: LineWhere): void;
+}
+
+/** Where a pushed line sits: its number, the wall time it arrived, whether it was written while we watched. */
+export interface LineWhere {
+  lineNo?: number;
+  wall?: number;
+  live?: boolean;
+}
+
 export interface SessionOptions {
   packs: readonly CompiledPack[];
   /** Pack name to use; omitted = detect from the first lines. */
   family?: string;
+  /** Read by the classifier at each tick: an observer may lend it budgets (learned ones) as they become known. */
   classifier?: ClassifierOptions;
+  observers?: readonly SessionObserver[];
 }
 
 /** Live, a log that shows clues but no decision is classified with the shared rules after this much wall time. */
@@ -47,11 +66,13 @@ export class Session {
   private heldCount = 0;
   private firstHeldWall: number | undefined;
   private lastVerdict: Verdict | undefined;
+  private readonly following: SessionObserver[];
   /** The argument dumps of the packs in play: what a start's facts (model, TP) are read with. */
   readonly startFactsReader: StartFactsReader;
 
   constructor(private readonly options: SessionOptions) {
     this.startFactsReader = new StartFactsReader(options.packs);
+    this.following = [...(options.observers ?? [])];
     if (options.family !== undefined) {
       const pack = options.packs.find((p) => p.name === options.family);
       if (!pack) throw new Error(`no pack named ${options.family}`);
@@ -111,7 +132,37 @@ export class Session {
     return this.lastVerdict;
   }
 
-  push(raw: string, where: { lineNo?: number; wall?: number; live?: boolean } = {}): SessionEvent[] {
+  /** Who follows this session's events (see SessionObserver). */
+  get observers(): readonly SessionObserver[] {
+    return this.following;
+  }
+
+  /** Follows this session from now on (a driver's own watcher, e.g. run's after-ready watch); returns the unfollow. */
+  observe(observer: SessionObserver): () => void {
+    this.following.push(observer);
+    return () => {
+      const at = this.following.indexOf(observer);
+      if (at !== -1) this.following.splice(at, 1);
+    };
+  }
+
+  push(raw: string, where: LineWhere = {}): SessionEvent[] {
+    const events = this.tell(this.classify(raw, where));
+    for (const observer of this.following) observer.line?.(raw, this, where);
+    return events;
+  }
+
+  tick(when: { wall?: number; idleMs?: number } = {}): SessionEvent[] {
+    return this.tell(this.idle(when));
+  }
+
+  end(): SessionEvent[] {
+    if (!this.timeline && this.detector!.evidence === 'none') return this.tell(this.track([{ type: 'verdict', verdict: this.noServerVerdict() }]));
+    const events = this.timeline ? [] : this.startShared();
+    return this.tell([...events, ...this.track(this.timeline!.end())]);
+  }
+
+  private classify(raw: string, where: LineWhere): SessionEvent[] {
     if (this.timeline) return this.track(this.timeline.push(raw, where));
     const detector = this.detector!;
     const decided = detector.push(raw);
@@ -121,7 +172,7 @@ export class Session {
     return [];
   }
 
-  tick(when: { wall?: number; idleMs?: number } = {}): SessionEvent[] {
+  private idle(when: { wall?: number; idleMs?: number }): SessionEvent[] {
     if (this.timeline) return this.track(this.timeline.tick(when));
     // Clues without a decision must not hold the lines forever: a stall has to be seen all the same.
     const waited = when.wall !== undefined && this.firstHeldWall !== undefined && when.wall - this.firstHeldWall >= DETECT_WAIT_MS;
@@ -129,10 +180,9 @@ export class Session {
     return [...this.startShared(), ...this.track(this.timeline!.tick(when))];
   }
 
-  end(): SessionEvent[] {
-    if (!this.timeline && this.detector!.evidence === 'none') return this.track([{ type: 'verdict', verdict: this.noServerVerdict() }]);
-    const events = this.timeline ? [] : this.startShared();
-    return [...events, ...this.track(this.timeline!.end())];
+  private tell(events: SessionEvent[]): SessionEvent[] {
+    for (const observer of this.following) observer.events(events, this);
+    return events;
   }
 
   private hold(held: Held): void {

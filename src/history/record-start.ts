@@ -6,7 +6,7 @@
 import type { Verdict } from '../core/events.js';
 import { appendRecord, readHistory, skippedSummary } from './history-store.js';
 import type { StartRecord } from './start-record.js';
-import type { Memory, TrackedSession } from './tracked-session.js';
+import type { Memory, StartTracker } from './start-tracker.js';
 
 export interface OpenedMemory {
   memory: Memory;
@@ -28,7 +28,7 @@ export function openMemory(params: { path: string; host: string; learn: boolean 
 
 export interface RecordStartParams {
   path: string;
-  session: TrackedSession;
+  tracker: StartTracker;
   verdict: Verdict;
   host: string;
   /** Wall clock at the end of the start. */
@@ -49,7 +49,7 @@ export function showsAStart(verdict: Verdict): boolean {
 
 /** Appends the record of a finished start (for `watch`, `run` and `replay`). */
 export function recordStart(params: RecordStartParams): { record: StartRecord; written: boolean; warning?: string } {
-  const record = params.session.toRecord(params);
+  const record = params.tracker.toRecord(params);
   try {
     const { locked } = appendRecord(params.path, record);
     return { record, written: true, warning: locked ? undefined : `the history lock ${params.path}.lock stayed busy; appended without it` };

@@ -1,20 +1,22 @@
 /**
  * What the history and the progress bars add to the watch output: rate and time left, what
- * earlier starts here took, and (in JSON) the numbers behind both. A plain Session adds nothing.
+ * earlier starts here took, and (in JSON) the numbers behind both. A session no start tracker
+ * follows adds nothing.
  */
 import { formatDuration } from '../core/duration.js';
 import { formatProgress } from '../core/eta.js';
 import type { Session, SessionEvent } from '../core/session.js';
 import type { Stage } from '../core/vocabulary.js';
 import type { StageExpectation } from './learn-budgets.js';
-import { TrackedSession } from './tracked-session.js';
+import { trackerOf } from './start-tracker.js';
 
 /** For the status line: `41/163 shards, 2.2/s, ~55s left` and `usually 5m05s-5m20s here`. */
 export function statusInsight(session: Session, now: number): { progress?: string; usual?: string } {
-  if (!(session instanceof TrackedSession)) return {};
+  const tracker = trackerOf(session);
+  if (!tracker) return {};
   const state = session.classifier?.state;
-  const estimate = session.progressEstimate(now);
-  const expectation = state ? session.expectationFor(state.stage) : undefined;
+  const estimate = tracker.progressEstimate(now);
+  const expectation = state ? tracker.expectationFor(state.stage) : undefined;
   return {
     progress: estimate ? formatProgress(estimate) : undefined,
     usual: expectation && state ? usualText(expectation, now - state.stageSince) : undefined,
@@ -23,8 +25,7 @@ export function statusInsight(session: Session, now: number): { progress?: strin
 
 /** For a stage line: `usually 5m05s-5m20s here`, or undefined when the history says nothing. */
 export function stageNote(session: Session, stage: Stage): string | undefined {
-  if (!(session instanceof TrackedSession)) return undefined;
-  const expectation = session.expectationFor(stage);
+  const expectation = trackerOf(session)?.expectationFor(stage);
   return expectation ? usualText(expectation) : undefined;
 }
 
@@ -37,9 +38,10 @@ export function usualText(e: StageExpectation, soFarMs?: number): string {
 
 /** Fields added to a JSON event: rate and time left for progress, expectations and budget for a stage. */
 export function insightJson(session: Session, event: SessionEvent): Record<string, unknown> {
-  if (!(session instanceof TrackedSession)) return {};
+  const tracker = trackerOf(session);
+  if (!tracker) return {};
   if (event.type === 'progress') {
-    const estimate = session.estimateFor(event);
+    const estimate = tracker.estimateFor(event);
     if (!estimate) return {};
     return {
       rate_per_s: estimate.ratePerS === undefined ? undefined : Number(estimate.ratePerS.toPrecision(4)),
@@ -48,8 +50,8 @@ export function insightJson(session: Session, event: SessionEvent): Record<strin
     };
   }
   if (event.type === 'stage') {
-    const e = session.expectationFor(event.stage);
-    const budget = session.budgetOf(event.stage);
+    const e = tracker.expectationFor(event.stage);
+    const budget = tracker.budgetOf(event.stage);
     return {
       expected: e ? { scope: e.scope, starts: e.starts, min_ms: e.minMs, median_ms: e.medianMs, max_ms: e.maxMs } : undefined,
       budget,

@@ -6,13 +6,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, relative } from 'node:path';
+import type { Verdict } from '../core/events.js';
 import type { CompiledPack } from '../core/pack-types.js';
 import { compare } from './compare.js';
 import type { FixturePair } from './discover.js';
 import { readExpectation } from './expectation.js';
 import { logLines, type CaseResult } from './run-case.js';
 import { openMemory, recordStart } from '../history/record-start.js';
-import { TrackedSession, type Memory } from '../history/tracked-session.js';
+import { trackedSession, type Memory, type StartTracker } from '../history/start-tracker.js';
 
 export interface ReplayMemoryOptions {
   /** Append a record per fixture here. */
@@ -40,7 +41,7 @@ export class ReplayMemory {
   /** The same comparison as `runCase`, on a session that learns and is recorded. */
   runCase(pair: FixturePair, options: { packs: readonly CompiledPack[] }): CaseResult {
     const expected = readExpectation(pair.expect);
-    const session = new TrackedSession({
+    const { session, tracker } = trackedSession({
       packs: options.packs,
       family: expected.family,
       memory: this.memory,
@@ -51,7 +52,7 @@ export class ReplayMemory {
     session.end();
     const verdict = session.verdict!;
     const mismatches = compare(expected, verdict);
-    if (this.options.historyPath !== undefined) this.record(session, pair);
+    if (this.options.historyPath !== undefined) this.record(tracker, session.verdict!, pair);
     return { log: pair.log, expected, family: session.pack!.name, verdict, pass: mismatches.length === 0, mismatches, events: [] };
   }
 
@@ -62,11 +63,11 @@ export class ReplayMemory {
     return lines;
   }
 
-  private record(session: TrackedSession, pair: FixturePair): void {
+  private record(tracker: StartTracker, verdict: Verdict, pair: FixturePair): void {
     const outcome = recordStart({
       path: this.options.historyPath!,
-      session,
-      verdict: session.verdict!,
+      tracker,
+      verdict,
       host: this.options.host,
       when: this.options.now(),
       source: 'replay',

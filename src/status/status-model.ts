@@ -8,6 +8,7 @@ import { ProgressTracker } from '../core/eta.js';
 import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
 import { stripAnsi } from '../core/line-guard.js';
+import { trackerOf } from '../history/start-tracker.js';
 import { EventLog, type EventLogLimits } from './event-log.js';
 import type { GroupStatus } from './group-status.js';
 import { StageDurations } from './stage-durations.js';
@@ -199,12 +200,11 @@ export class StatusModel {
   }
 
   /**
-   * The log's argument dump says best: a session that tracks the start's facts (history) read it from
-   * every line; else the stage lines (SGLang's launch marker is its dump); else the command.
+   * The log's argument dump says best: a start tracker following the session read it from every
+   * line; else the stage lines (SGLang's launch marker is its dump); else the command.
    */
   private modelName(): string | undefined {
-    const tracked = (this.options.session as { startFacts?: { model?: string } }).startFacts;
-    return tracked?.model ?? this.model ?? this.options.facts.commandModel;
+    return trackerOf(this.options.session)?.startFacts.model ?? this.model ?? this.options.facts.commandModel;
   }
 
   private noteModel(text: string): void {

@@ -5,7 +5,7 @@
  */
 import type { ClassifierEvent, Verdict } from '../../core/events.js';
 import type { CompiledPack } from '../../core/pack-types.js';
-import { Session } from '../../core/session.js';
+import { Session, type LineWhere } from '../../core/session.js';
 import { afterReadyVerdict } from './verdicts.js';
 
 type AfterReadyEvent = Extract<ClassifierEvent, { type: 'after-ready-failure' }>;
@@ -31,7 +31,7 @@ export class AfterReadyWatch {
     return this.pending !== undefined;
   }
 
-  push(text: string, where: { lineNo: number; wall: number }): void {
+  push(text: string, where: LineWhere): void {
     this.session.push(text, where);
   }
 

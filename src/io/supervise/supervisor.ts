@@ -79,6 +79,7 @@ export class Supervisor {
   /** READY came from the group's head (a follower): its own classifier never saw a ready line. */
   private readyByGroup = false;
   private readonly outputEnded: Promise<void>;
+  private readonly unfollow: () => void;
   private readonly onAbort = (): void => {
     this.interrupted = true;
     this.resolve({ kind: 'interrupted' });
@@ -88,6 +89,15 @@ export class Supervisor {
     this.clock = options.clock ?? systemClock;
     this.startedAt = this.clock.now();
     const { child } = options;
+    // Every line the session reads also goes to the after-ready watch (once READY) and is counted: the
+    // session's own line hook, so feeding the session is all a driver does with a line.
+    this.unfollow = options.session.observe({
+      events: () => {},
+      line: (raw, _session, where) => {
+        this.lines++;
+        this.afterReady?.push(raw, { lineNo: where.lineNo, wall: where.wall });
+      },
+    });
     // A pump error (the tee's own problem) must not become an unhandled rejection; the caller reports it.
     this.outputEnded = this.pump().catch(() => undefined);
     void child.exited.then((exit) => this.onChildExit(exit));
@@ -175,6 +185,7 @@ export class Supervisor {
     this.passive();
     for (const timer of this.timers) clearTimeout(timer);
     this.poller?.stop();
+    this.unfollow();
     this.options.signal?.removeEventListener('abort', this.onAbort);
   }
 
@@ -207,12 +218,7 @@ export class Supervisor {
   private async take(merged: Merged): Promise<void> {
     if (merged.bytes.length > 0) await this.options.onOutput(merged.bytes);
     const wall = this.clock.now();
-    for (const line of merged.lines) {
-      this.lines++;
-      const events = this.options.session.push(line.text, { lineNo: line.lineNo, wall, live: true });
-      this.afterReady?.push(line.text, { lineNo: line.lineNo, wall });
-      this.handle(events);
-    }
+    for (const line of merged.lines) this.handle(this.options.session.push(line.text, { lineNo: line.lineNo, wall, live: true }));
     this.checkAfterReady(false);
   }
 

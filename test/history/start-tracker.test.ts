@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { formatVerdict } from '../../src/cli/format/verdict-text.js';
 import type { Verdict } from '../../src/core/events.js';
 import type { StartRecord } from '../../src/history/start-record.js';
-import { TrackedSession, type Memory } from '../../src/history/tracked-session.js';
+import { Session } from '../../src/core/session.js';
+import { trackedSession, trackerOf, type Memory, type StartTracker } from '../../src/history/start-tracker.js';
 import { shippedPack } from '../helpers/classify.js';
 import { sg, sglangHealthyStart } from '../helpers/log-lines.js';
 
@@ -11,17 +12,17 @@ const READY = sg('12:00:35', 'The server is fired up and ready to roll!');
 const HOUR = 3_600_000;
 const at = { host: 'gpu-01', when: new Date('2025-06-01T10:00:00Z'), source: 'watch' as const, log: '/data/server.log' };
 
-function run(lines: string[], options: { memory?: Memory; idleMs?: number; fallbackModel?: string } = {}): { session: TrackedSession; verdict: Verdict } {
-  const session = new TrackedSession({ packs, memory: options.memory, fallbackModel: options.fallbackModel });
+function run(lines: string[], options: { memory?: Memory; idleMs?: number; fallbackModel?: string } = {}): { tracker: StartTracker; verdict: Verdict } {
+  const { session, tracker } = trackedSession({ packs, memory: options.memory, fallbackModel: options.fallbackModel });
   for (const line of lines) session.push(line);
   if (options.idleMs) session.tick({ idleMs: options.idleMs });
   session.end();
-  return { session, verdict: session.verdict! };
+  return { tracker, verdict: session.verdict! };
 }
 
 function healthy(): StartRecord {
-  const { session, verdict } = run([...sglangHealthyStart(), READY]);
-  return session.toRecord({ ...at, verdict });
+  const { tracker, verdict } = run([...sglangHealthyStart(), READY]);
+  return tracker.toRecord({ ...at, verdict });
 }
 
 /** The healthy start up to `Load weight begin`, then nothing: the load hangs. */
@@ -29,7 +30,7 @@ const hangInLoad = (): string[] => sglangHealthyStart().slice(0, 6);
 /** The healthy start up to `Init torch distributed begin`, then nothing: NCCL init hangs. */
 const hangInInit = (): string[] => sglangHealthyStart().slice(0, 3);
 
-describe('TrackedSession', () => {
+describe('StartTracker', () => {
   it('records what the start was and how long each stage took', () => {
     expect(healthy()).toEqual({
       v: 1,
@@ -65,9 +66,9 @@ describe('TrackedSession', () => {
 
   it('13.5: a silent load keeps the pack’s 75 min however fast the warm loads were: a cold one may download', () => {
     const memory: Memory = { records: [healthy(), healthy()], host: 'gpu-01', learn: true };
-    const { session, verdict } = run(hangInLoad(), { memory, idleMs: 3 * HOUR });
+    const { tracker, verdict } = run(hangInLoad(), { memory, idleMs: 3 * HOUR });
     expect(verdict).toMatchObject({ verdict: 'stalled', stage: 'load_weights', silentMs: 75 * 60_000, budget: { source: 'pack' } });
-    expect(session.expectationFor('load_weights')).toMatchObject({ scope: 'setup', maxMs: 14_000 });
+    expect(tracker.expectationFor('load_weights')).toMatchObject({ scope: 'setup', maxMs: 14_000 });
   });
 
   it('a slow but normal start of the same model is no stall', () => {
@@ -79,43 +80,56 @@ describe('TrackedSession', () => {
 
   it('--no-learn keeps the pack budgets but still knows what to expect', () => {
     const memory: Memory = { records: [healthy(), healthy()], host: 'gpu-01', learn: false };
-    const { session, verdict } = run(hangInLoad(), { memory, idleMs: 3 * HOUR });
+    const { tracker, verdict } = run(hangInLoad(), { memory, idleMs: 3 * HOUR });
     expect(verdict.budget).toMatchObject({ source: 'pack', ms: 75 * 60_000 });
-    expect(session.expectationFor('load_weights')).toEqual({ scope: 'setup', starts: 2, minMs: 14_000, medianMs: 14_000, maxMs: 14_000 });
+    expect(tracker.expectationFor('load_weights')).toEqual({ scope: 'setup', starts: 2, minMs: 14_000, medianMs: 14_000, maxMs: 14_000 });
   });
 
   it('learns once the model is known: before the argument dump, only the family speaks', () => {
     const memory: Memory = { records: [healthy(), healthy()], host: 'gpu-01', learn: true };
-    const session = new TrackedSession({ packs, family: 'sglang', memory });
-    expect(session.budgetOf('distributed_init')).toMatchObject({ source: 'pack' });
+    const { session, tracker } = trackedSession({ packs, family: 'sglang', memory });
+    expect(tracker.budgetOf('distributed_init')).toMatchObject({ source: 'pack' });
     session.push(sglangHealthyStart()[0]!);
-    expect(session.startFacts).toEqual({ model: 'Qwen/Qwen2.5-7B', tp: 2 });
-    expect(session.budgetOf('distributed_init')).toMatchObject({ source: 'learned', ms: 126_000 });
+    expect(tracker.startFacts).toEqual({ model: 'Qwen/Qwen2.5-7B', tp: 2 });
+    expect(tracker.budgetOf('distributed_init')).toMatchObject({ source: 'learned', ms: 126_000 });
   });
 
   it('forgets the earlier run when the log shows a new one', () => {
     const second = sglangHealthyStart().map((line) => line.replace('[2025-03-08 12:00', '[2025-03-08 13:00').replace("'Qwen/Qwen2.5-7B', tp_size=2", "'other/model', tp_size=1"));
-    const { session, verdict } = run([...sglangHealthyStart().slice(0, 8), ...second, READY.replace('12:00', '13:00')]);
-    const record = session.toRecord({ ...at, verdict });
+    const { tracker, verdict } = run([...sglangHealthyStart().slice(0, 8), ...second, READY.replace('12:00', '13:00')]);
+    const record = tracker.toRecord({ ...at, verdict });
     expect(record).toMatchObject({ model: 'other/model', tp: 1, total_ms: 35_000 });
     expect(record.stages_ms.load_weights).toBe(14_000);
   });
 
   it('a log that names no model is recorded under the stand-in name', () => {
     const lines = sglangHealthyStart().slice(1);
-    const { session, verdict } = run([...lines, READY], { fallbackModel: 'my-log' });
-    const record = session.toRecord({ ...at, verdict });
+    const { tracker, verdict } = run([...lines, READY], { fallbackModel: 'my-log' });
+    const record = tracker.toRecord({ ...at, verdict });
     expect(record).toMatchObject({ model: 'my-log', model_from: 'log-name' });
     expect('tp' in record).toBe(false);
   });
 
   it('estimates the progress of the current stage', () => {
-    const session = new TrackedSession({ packs, family: 'sglang' });
+    const { session, tracker } = trackedSession({ packs, family: 'sglang' });
     const events = sglangHealthyStart()
       .slice(0, 7)
       .flatMap((line) => session.push(line));
     const last = events.filter((e) => e.type === 'progress').at(-1)!;
-    expect(session.estimateFor(last)).toMatchObject({ current: 4, total: 4, etaMs: 0, basis: 'tqdm' });
-    expect(session.progressEstimate()).toMatchObject({ current: 4, total: 4 });
+    expect(tracker.estimateFor(last)).toMatchObject({ current: 4, total: 4, etaMs: 0, basis: 'tqdm' });
+    expect(tracker.progressEstimate()).toMatchObject({ current: 4, total: 4 });
+  });
+
+  it('follows a session from outside, through its events: the session gives the same events and verdict with or without it', () => {
+    const lines = [...sglangHealthyStart(), READY];
+    const plain = new Session({ packs });
+    const { session, tracker } = trackedSession({ packs });
+    expect(trackerOf(plain)).toBeUndefined();
+    expect(trackerOf(session)).toBe(tracker);
+    expect(session).toBeInstanceOf(Session);
+    expect(Object.getPrototypeOf(session)).toBe(Session.prototype);
+    const seen = (s: Session): unknown[] => [...lines.flatMap((line) => s.push(line)), ...s.end()];
+    expect(seen(session)).toEqual(seen(plain));
+    expect(tracker.toRecord({ ...at, verdict: session.verdict! })).toMatchObject({ verdict: 'ready', model: 'Qwen/Qwen2.5-7B' });
   });
 });

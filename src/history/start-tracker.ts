@@ -1,15 +1,20 @@
 /**
- * A Session that also remembers what the start is and how it goes: the start facts, the time
- * in each stage, the progress rate, and what earlier starts on this host say to expect. With
- * learning on, it hands the classifier learned budgets through `ClassifierOptions.learned`,
- * updated as the family and the model become known (the classifier reads them at each tick).
+ * What the history keeps of a start, read off a session's events: the start facts, the time in
+ * each stage, the progress rate, and what earlier starts on this host say to expect. It is no
+ * part of the session: it observes it (SessionObserver), and lends it learned budgets through
+ * the classifier options it hands the session (`lend`), updated as the family and the model
+ * become known (the classifier reads them at each tick).
+ *
+ *   const tracker = new StartTracker({ memory });
+ *   const session = new Session(tracker.lend({ packs, family }));
  */
 import type { ClassifierOptions } from '../core/classifier.js';
 import { ProgressTracker, type ProgressEstimate } from '../core/eta.js';
 import { budgetFor } from '../core/budgets.js';
 import type { Budget, Verdict } from '../core/events.js';
 import { stripAnsi } from '../core/line-guard.js';
-import { Session, type SessionEvent, type SessionOptions } from '../core/session.js';
+import type { CompiledPack } from '../core/pack-types.js';
+import { Session, type SessionEvent, type SessionObserver, type SessionOptions } from '../core/session.js';
 import { mergeFacts, type StartFacts } from '../core/start-facts.js';
 import type { Stage } from '../core/vocabulary.js';
 import { learnBudgets, type LearnedPlan, type StageExpectation } from './learn-budgets.js';
@@ -24,42 +29,47 @@ export interface Memory {
   learn: boolean;
 }
 
-export interface TrackedSessionOptions extends SessionOptions {
+export interface StartTrackerOptions {
   memory?: Memory;
   /** Stands in for the model when the log names none (a replayed fixture's file name). */
   fallbackModel?: string;
 }
 
-export class TrackedSession extends Session {
+export class StartTracker implements SessionObserver {
   private facts: StartFacts = {};
   private clock = new StageClock();
   private progress = new ProgressTracker();
   private readonly estimates = new WeakMap<SessionEvent, ProgressEstimate>();
   private plan: LearnedPlan = { budgets: {}, expectations: {} };
   private planFor: { family: string | undefined; facts: StartFacts } | undefined;
-  private readonly classifierOptions: ClassifierOptions;
+  /** The options lent to the session's classifier: where learned budgets go. */
+  private classifierOptions: ClassifierOptions = {};
+  private pack: CompiledPack | undefined;
 
-  constructor(private readonly tracked: TrackedSessionOptions) {
-    const classifier: ClassifierOptions = { ...tracked.classifier };
-    super({ ...tracked, classifier });
-    this.classifierOptions = classifier;
-    this.relearn();
+  constructor(private readonly options: StartTrackerOptions = {}) {}
+
+  /** The session's options with this tracker observing it and lending it budgets (call once, for one session). */
+  lend(session: SessionOptions): SessionOptions {
+    this.classifierOptions = { ...session.classifier };
+    // A family given up front is known before the first line: its budgets apply from the start.
+    this.relearn(session.packs.find((p) => p.name === session.family));
+    return { ...session, classifier: this.classifierOptions, observers: [...(session.observers ?? []), this] };
   }
 
-  override push(raw: string, where: { lineNo?: number; wall?: number; live?: boolean } = {}): SessionEvent[] {
-    const events = this.observe(super.push(raw, where));
-    const found = this.startFactsReader.read(stripAnsi(raw));
+  events(events: readonly SessionEvent[], session: Session): void {
+    for (const event of events) {
+      if (event.type === 'restart') this.facts = {};
+      this.clock.observe(event, () => session.classifier?.state.startedAt);
+      const estimate = this.progress.observe(event);
+      if (estimate) this.estimates.set(event, estimate);
+    }
+    this.pack = session.pack;
+  }
+
+  line(raw: string, session: Session): void {
+    const found = session.startFactsReader.read(stripAnsi(raw));
     if (found) this.facts = mergeFacts(this.facts, found);
-    if (this.pack?.name !== this.planFor?.family || this.facts !== this.planFor?.facts) this.relearn();
-    return events;
-  }
-
-  override tick(when: { wall?: number; idleMs?: number } = {}): SessionEvent[] {
-    return this.observe(super.tick(when));
-  }
-
-  override end(): SessionEvent[] {
-    return this.observe(super.end());
+    if (session.pack?.name !== this.planFor?.family || this.facts !== this.planFor?.facts) this.relearn(session.pack);
   }
 
   /** What the start is, as far as the log said so far. */
@@ -93,7 +103,7 @@ export class TrackedSession extends Session {
   /** The record of this start, once it has a verdict. */
   toRecord(params: { verdict: Verdict; host: string; when: Date; source: StartRecord['source']; log?: string }): StartRecord {
     const { verdict } = params;
-    const model = this.facts.model ?? this.tracked.fallbackModel;
+    const model = this.facts.model ?? this.options.fallbackModel;
     const record: StartRecord = {
       v: RECORD_VERSION,
       when: params.when.toISOString(),
@@ -117,25 +127,27 @@ export class TrackedSession extends Session {
     return record;
   }
 
-  private observe(events: SessionEvent[]): SessionEvent[] {
-    for (const event of events) {
-      if (event.type === 'restart') this.facts = {};
-      this.clock.observe(event, () => this.classifier?.state.startedAt);
-      const estimate = this.progress.observe(event);
-      if (estimate) this.estimates.set(event, estimate);
-    }
-    return events;
-  }
-
   /** Budgets depend on the family and the facts: recomputed when either changes. */
-  private relearn(): void {
-    const memory = this.tracked.memory;
-    const pack = this.pack;
+  private relearn(pack: CompiledPack | undefined): void {
+    const memory = this.options.memory;
+    this.pack = pack;
     this.planFor = { family: pack?.name, facts: this.facts };
     // The shared rules speak for no family: nothing to learn from or for.
     if (!memory || !pack || pack.isShared) return;
-    const facts: StartFacts = { ...this.facts, model: this.facts.model ?? this.tracked.fallbackModel };
+    const facts: StartFacts = { ...this.facts, model: this.facts.model ?? this.options.fallbackModel };
     this.plan = learnBudgets({ records: memory.records, family: pack.name, host: memory.host, facts, pack });
     this.classifierOptions.learned = memory.learn ? this.plan.budgets : undefined;
   }
+}
+
+/** A session followed by a start tracker (what `watch`, `run` and replay with a history use). */
+export function trackedSession(options: SessionOptions & StartTrackerOptions): { session: Session; tracker: StartTracker } {
+  const { memory, fallbackModel, ...session } = options;
+  const tracker = new StartTracker({ memory, fallbackModel });
+  return { session: new Session(tracker.lend(session)), tracker };
+}
+
+/** The start tracker following a session, if any (a group's nodes and plain replays have none). */
+export function trackerOf(session: Session): StartTracker | undefined {
+  return session.observers.find((o): o is StartTracker => o instanceof StartTracker);
 }
