@@ -5,7 +5,7 @@ import { EXIT } from '../../core/exit-codes.js';
 import { compare } from '../../replay/compare.js';
 import { expectFileFor } from '../../replay/discover.js';
 import { traceLog, type LogTrace } from '../../replay/explain-driver.js';
-import { ExpectationError, readExpectation, type Expectation } from '../../replay/expectation.js';
+import { readExpectationArg } from '../read-expectation.js';
 import { lineHits } from '../../replay/frame-hits.js';
 import { InputError, UsageError } from '../errors.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
@@ -66,7 +66,7 @@ export async function explainCommand(args: string[], io: Io): Promise<number> {
   const idleFlag = durationOption('then-idle', values['then-idle']);
   const { packs, family } = packsOption(values.pack === undefined ? undefined : resolvePackArg(values.pack, io.cwd), io.env);
   const expectFile = path.endsWith('.log') && existsSync(expectFileFor(path)) ? expectFileFor(path) : undefined;
-  const expected = expectFile ? readExpected(expectFile) : undefined;
+  const expected = expectFile ? readExpectationArg(expectFile) : undefined;
   const thenIdleMs = idleFlag ?? expected?.thenIdleMs;
   const trace = traceLog(readFileSync(path, 'utf8'), { packs, family: family ?? expected?.family, thenIdleMs });
   const mismatches = expected ? compare(expected, trace.verdict) : undefined;
@@ -94,14 +94,6 @@ function resolvePackArg(value: string, cwd: string): string {
   return /[\\/]/.test(value) || /\.ya?ml$/.test(value) ? resolve(cwd, value) : value;
 }
 
-function readExpected(file: string): Expectation {
-  try {
-    return readExpectation(file);
-  } catch (error) {
-    if (error instanceof ExpectationError) throw new UsageError(error.message);
-    throw error;
-  }
-}
 
 interface JsonView {
   file: string;

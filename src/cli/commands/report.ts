@@ -9,7 +9,7 @@ import type { StartRecord } from '../../history/start-record.js';
 import { factsOf } from '../../history/start-record.js';
 import { expectFileFor } from '../../replay/discover.js';
 import { traceLog, type LogTrace } from '../../replay/explain-driver.js';
-import { ExpectationError, readExpectation, type Expectation } from '../../replay/expectation.js';
+import { readExpectationArg } from '../read-expectation.js';
 import { laneFromRecord } from '../../report/lane-from-record.js';
 import { renderReport } from '../../report/render-report.js';
 import type { ReportModel, StartView, UsualStage } from '../../report/report-model.js';
@@ -134,7 +134,7 @@ function logsModel(params: { io: Io; files: string[]; nodes: { node: string; fil
     const path = resolve(params.io.cwd, file);
     if (!existsSync(path)) throw new InputError(`no such file: ${file}`);
     if (!statSync(path).isFile()) throw new InputError(`not a regular file: ${file}`);
-    const expected = path.endsWith('.log') && existsSync(expectFileFor(path)) ? readExpected(expectFileFor(path)) : undefined;
+    const expected = path.endsWith('.log') && existsSync(expectFileFor(path)) ? readExpectationArg(expectFileFor(path)) : undefined;
     return { trace: traceLog(readFileSync(path, 'utf8'), { packs, family: family ?? expected?.family, thenIdleMs: idleFlag ?? expected?.thenIdleMs }), path };
   };
   // A fixture's log often names no model: the history keeps it under the log's name (replay --history).
@@ -178,14 +178,6 @@ function writeReport(target: string, html: string, force: boolean): void {
   }
 }
 
-function readExpected(file: string): Expectation {
-  try {
-    return readExpectation(file);
-  } catch (error) {
-    if (error instanceof ExpectationError) throw new UsageError(error.message);
-    throw error;
-  }
-}
 
 /** -o FILE as given (kept unless --force); by default a name that does not exist yet. */
 function outputPath(params: { io: Io; output?: string; force: boolean; files: string[]; nodes: number }): string {
