@@ -1,0 +1,139 @@
+/**
+ * Replays cases on worker threads, handed out one case at a time, and gives them back in the order
+ * they were discovered: a case is reported as soon as every case before it is, so the output is
+ * the one-thread replay's, byte for byte. What waits to be reported is bounded (a window of
+ * cases ahead of the oldest unreported one), so memory does not grow with the corpus.
+ *
+ * A case that throws (its expectation unreadable, its log unreadable, a bug) stops the replay at
+ * that case: the cases before it are reported, then its error is thrown, as in one thread.
+ */
+import { Worker } from 'node:worker_threads';
+import { caseLog, caseTask, type ReplayCase, type ReplayedCase } from './replay-case.js';
+import { ReplayInterrupted } from './replay-interrupted.js';
+import { rebuiltError } from './thread-error.js';
+import type { WorkerReply, WorkerSetup, WorkerTask } from './worker-messages.js';
+
+export interface WorkerReplayOptions {
+  cases: readonly ReplayCase[];
+  workers: number;
+  packRefs?: string[];
+  coverage: boolean;
+  /** Called for each case in discovery order; what it throws stops the replay. */
+  onCase: (replayed: ReplayedCase) => void;
+  signal?: AbortSignal;
+}
+
+/** Cases sent ahead to one worker, so it never waits for the next. */
+const IN_FLIGHT_PER_WORKER = 2;
+/** Cases that may be done but not yet reported, per worker (one slow log holds back the rest). */
+const WINDOW_PER_WORKER = 32;
+
+/**
+ * V8's young generation of a worker, in MB. Replay allocates fast and keeps little; a small young
+ * generation (the main thread's --max-semi-space-size=2, see bin.ts) keeps each worker's memory low.
+ */
+const YOUNG_GENERATION_MB = 6;
+
+type Outcome = { replayed: ReplayedCase } | { error: Error };
+
+interface Slot {
+  worker: Worker;
+  inFlight: Set<number>;
+  /** False once the worker failed or stopped: it is given nothing more. */
+  alive: boolean;
+}
+
+export function replayOnWorkers(options: WorkerReplayOptions): Promise<void> {
+  const { cases, onCase } = options;
+  const setup: WorkerSetup = { packRefs: options.packRefs, coverage: options.coverage };
+  const window = WINDOW_PER_WORKER * options.workers;
+  const done = new Map<number, Outcome>();
+  let next = 0;
+  let reported = 0;
+  /** The first case that failed: nothing from it on is handed out or reported. */
+  let stopAt = cases.length;
+  let settled = false;
+
+  return new Promise<void>((resolve, reject) => {
+    const slots: Slot[] = [];
+    const finish = (error?: Error): void => {
+      if (settled) return;
+      settled = true;
+      options.signal?.removeEventListener('abort', onAbort);
+      void Promise.all(slots.map((slot) => slot.worker.terminate())).finally(() => (error ? reject(error) : resolve()));
+    };
+    const onAbort = (): void => finish(new ReplayInterrupted());
+    options.signal?.addEventListener('abort', onAbort);
+
+    const fail = (index: number, error: Error): void => {
+      done.set(index, { error });
+      stopAt = Math.min(stopAt, index);
+      report();
+    };
+    const report = (): void => {
+      while (!settled && done.has(reported)) {
+        const outcome = done.get(reported)!;
+        done.delete(reported);
+        if ('error' in outcome) return finish(outcome.error);
+        try {
+          onCase(outcome.replayed);
+        } catch (error) {
+          return finish(error as Error);
+        }
+        reported++;
+      }
+      if (!settled && reported >= Math.min(stopAt, cases.length)) finish();
+      else for (const slot of slots) handOut(slot);
+    };
+    const handOut = (slot: Slot): void => {
+      while (!settled && slot.alive && slot.inFlight.size < IN_FLIGHT_PER_WORKER && next < stopAt && next - reported < window) {
+        const index = next++;
+        let message: WorkerTask;
+        try {
+          message = { index, task: caseTask(cases[index]!) };
+        } catch (error) {
+          return fail(index, error as Error);
+        }
+        slot.inFlight.add(index);
+        slot.worker.postMessage(message);
+      }
+    };
+    /** A worker that failed as a whole fails the first case it held (or the next one due). */
+    const lost = (slot: Slot, error: Error): void => {
+      if (settled || !slot.alive) return;
+      slot.alive = false;
+      const held = [...slot.inFlight];
+      slot.inFlight.clear();
+      fail(held.length > 0 ? Math.min(...held) : reported, error);
+    };
+
+    if (options.signal?.aborted) return onAbort();
+    if (cases.length === 0) return finish();
+    for (let i = 0; i < options.workers; i++) {
+      const worker = new Worker(workerEntry(), {
+        workerData: setup,
+        resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+      });
+      const slot: Slot = { worker, inFlight: new Set(), alive: true };
+      slots.push(slot);
+      worker.on('message', (reply: WorkerReply) => {
+        if (reply.type === 'fatal') return lost(slot, rebuiltError(reply.error));
+        slot.inFlight.delete(reply.index);
+        if (reply.type === 'case-error') return fail(reply.index, rebuiltError(reply.error));
+        done.set(reply.index, { replayed: reply.replayed });
+        report();
+      });
+      worker.on('error', (error) => lost(slot, error));
+      worker.on('exit', (code) => {
+        if (slot.inFlight.size > 0) lost(slot, new Error(`a replay worker thread stopped (exit code ${code}) while replaying ${caseLog(cases[Math.min(...slot.inFlight)]!)}`));
+        slot.alive = false;
+      });
+    }
+    for (const slot of slots) handOut(slot);
+  });
+}
+
+/** The built worker module beside this one; tests run these sources as TypeScript, which a worker thread cannot load, so they use the build. */
+function workerEntry(): URL {
+  return import.meta.url.endsWith('.ts') ? new URL('../../dist/replay/replay-worker.js', import.meta.url) : new URL('./replay-worker.js', import.meta.url);
+}
