@@ -112,7 +112,7 @@ export function replayOnWorkers(options: WorkerReplayOptions): Promise<void> {
     for (let i = 0; i < options.workers; i++) {
       const worker = new Worker(workerEntry(), {
         workerData: setup,
-        resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+        resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: 128 },
       });
       const slot: Slot = { worker, inFlight: new Set(), alive: true };
       slots.push(slot);
