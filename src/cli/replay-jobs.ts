@@ -1,8 +1,9 @@
 /**
- * `replay --jobs N`: how many worker threads replay the cases. 1 replays in the main thread, as
- * replay always did. Left out, replay uses one worker per core (at most MAX_AUTO_JOBS), except
- * where workers cannot pay for themselves: one core, or logs too few to outweigh each worker's
- * start (loading the modules and compiling the packs again), measured in bytes of log.
+ * `replay --jobs N`: how many threads replay the cases: the main thread (which also prints) and
+ * N - 1 worker threads; 1 replays in the main thread alone, as replay always did. Left out: one
+ * thread per core (at most MAX_AUTO_JOBS), except where a worker cannot pay for itself: one
+ * core, or logs too few to outweigh a worker's start (its own modules and compiled packs),
+ * counted in bytes of log.
  */
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -21,12 +22,12 @@ export function jobsOption(value: string | undefined): number | undefined {
   return Number(value);
 }
 
-/** How many workers replay `cases` (0: the main thread does). */
-export function replayWorkers(params: { jobs: number | undefined; cases: readonly ReplayCase[]; cores?: number }): number {
+/** How many threads replay `cases`: the main thread, and one worker per thread more. */
+export function replayThreads(params: { jobs: number | undefined; cases: readonly ReplayCase[]; cores?: number }): number {
   const { jobs, cases } = params;
-  if (jobs !== undefined) return jobs === 1 ? 0 : Math.min(jobs, cases.length);
+  if (jobs !== undefined) return Math.max(1, Math.min(jobs, cases.length));
   const cores = params.cores ?? availableParallelism();
-  if (cores < 2 || cases.length < 2 || logBytes(cases) < MIN_WORKER_BYTES) return 0;
+  if (cores < 2 || cases.length < 2 || logBytes(cases) < MIN_WORKER_BYTES) return 1;
   return Math.min(cores, MAX_AUTO_JOBS, cases.length);
 }
 

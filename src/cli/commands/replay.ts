@@ -1,6 +1,7 @@
 /** `spinup replay [PATH|GLOB...]`: regression-test the packs against captured logs. */
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { EXIT } from '../../core/exit-codes.js';
 import type { FixtureCoverage } from '../../replay/coverage.js';
 import { discoverFixtures } from '../../replay/discover.js';
@@ -16,7 +17,7 @@ import { write, type Io } from '../io-context.js';
 import { durationOption, packRefOption } from '../options.js';
 import { replayHistoryHelp, replayMemory } from '../history-flags.js';
 import { parseOptions } from '../parse-options.js';
-import { jobsOption, replayWorkers } from '../replay-jobs.js';
+import { jobsOption, replayThreads } from '../replay-jobs.js';
 
 export const replayHelp = `Usage: spinup replay [options] [PATH|GLOB...]
        spinup replay --record LOG [--family NAME] [--then-idle DURATION] [--force]
@@ -32,9 +33,10 @@ Options:
   --json               one JSON object per case, then a summary object (= --format json)
   --format FORMAT      text (default), json, or junit (JUnit XML, one testcase per fixture)
   --output FILE        with --format junit: write the XML to FILE, the table to stdout
-  -j, --jobs N         replay on N worker threads, one case at a time each, printed in
-                       the same order (1: in this thread). Default: one per core, at
-                       most 4, and none for less than 8 MB of logs (not worth starting)
+  -j, --jobs N         replay on N threads (this one and N-1 workers), a case at a
+                       time each; the output is the same, in the same order. 1: this
+                       thread only. Default: one per core (at most 4); 1 for less
+                       than 8 MB of logs, which a worker would not repay
   --coverage           after the table: rules no replayed fixture exercises (and the
                        'untested:' reasons of those the pack explains), and per fixture
                        the error-like lines no rule claimed
@@ -99,7 +101,8 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
   const cases: ReplayCase[] = [...pairs.map((pair) => ({ kind: 'pair' as const, pair })), ...groups.map((group) => ({ kind: 'group' as const, group }))];
   const memory = replayMemory(io, values);
   if (memory && jobs !== undefined && jobs > 1) throw new UsageError('--jobs applies without --history and --learn-from (a history is read and written in order, by one thread)');
-  const workers = memory ? 0 : replayWorkers({ jobs, cases });
+  const threads = memory ? 1 : replayThreads({ jobs, cases });
+  leanHeap();
 
   const reporter = replayReporter({ format, io, output: values.output, logs: cases.map(caseLog) });
   const coverage = Boolean(values.coverage) && reporter.showsCoverage;
@@ -111,13 +114,11 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
     reporter.case(replayed);
   };
   try {
-    if (workers > 0) {
-      await replayOnWorkers({ cases, workers, packRefs: values.pack, coverage, onCase, signal: io.signal });
-    } else {
-      const packs = loadPacks(values.pack);
-      const inferencePacks = coverage ? loadPacks(values.pack, { withoutCauseRules: 'all' }) : undefined;
-      await replayInThread({ cases, tools: { packs, inferencePacks, memory }, onCase, signal: io.signal });
-    }
+    const packs = loadPacks(values.pack);
+    const inferencePacks = coverage ? loadPacks(values.pack, { withoutCauseRules: 'all' }) : undefined;
+    const tools = { packs, inferencePacks, memory };
+    if (threads > 1) await replayOnWorkers({ cases, workers: threads - 1, local: tools, packRefs: values.pack, coverage, onCase, signal: io.signal });
+    else await replayInThread({ cases, tools, onCase, signal: io.signal });
   } catch (error) {
     if (error instanceof ExpectationError) throw new UsageError(error.message);
     if (error instanceof ReplayInterrupted) {
@@ -135,6 +136,16 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
   const failed = cases.length - passed;
   reporter.finish({ passed, failed, total: cases.length });
   return failed === 0 ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * Replay allocates fast and keeps little: a case's log, lines and session are garbage once it is
+ * reported. V8 lets the old generation grow far past what is live before collecting it; growing
+ * it by 25% at most keeps peak memory ~10 MB lower (1,000 fixture logs: 88 -> 77 MB in one
+ * thread) at no measurable cost in time. Set before any worker starts, so theirs grow so too.
+ */
+function leanHeap(): void {
+  setFlagsFromString('--heap-growing-percent=25');
 }
 
 function formatOption(value: string | undefined, json: boolean | undefined): Format {
