@@ -1,7 +1,7 @@
 /**
- * Replays cases on worker threads, handed out one case at a time, and gives them back in the order
- * they were discovered: a case is reported as soon as every case before it is, so the output is
- * the one-thread replay's, byte for byte. What waits to be reported is bounded (a window of
+ * Replays cases on worker threads (and on the main thread between their replies), handed out one
+ * case at a time, and gives them back in the order they were discovered: a case is reported as
+ * soon as every case before it is, so the output is the one-thread replay's, byte for byte. What waits to be reported is bounded (a window of
  * cases ahead of the oldest unreported one), so memory does not grow with the corpus.
  *
  * A case that throws (its expectation unreadable, its log unreadable, a bug) stops the replay at
@@ -163,6 +163,8 @@ export function replayOnWorkers(options: WorkerReplayOptions): Promise<void> {
       worker.on('exit', (code) => {
         if (slot.inFlight.size > 0) lost(slot, new Error(`a replay worker thread stopped (exit code ${code}) while replaying ${caseLog(cases[Math.min(...slot.inFlight)]!)}`));
         slot.alive = false;
+        // With no thread left to replay them, the cases still due would never come.
+        if (!settled && !options.local && slots.every((other) => !other.alive)) fail(reported, new Error(`the replay worker threads stopped (exit code ${code}) before the replay ended`));
       });
     }
     for (const slot of slots) handOut(slot);
