@@ -4,7 +4,7 @@
  * prepared regular expressions.
  */
 import type { RulePrefilter } from './prefilter.js';
-import type { RuleKind } from './rule-kinds.js';
+import type { CompiledLines, RuleKind } from './rule-kinds.js';
 import type { Cause, Stage } from './vocabulary.js';
 
 // The pack as written: generated from the JSON Schema (src/pack/schema.ts), its one definition.
@@ -110,18 +110,13 @@ export interface CompiledInferenceTables {
   symptoms: CompiledRule[];
 }
 
-export interface CompiledPack {
+/** A compiled pack; the line kinds' rules (CompiledLines) are declared with the kinds, in rule-kinds.ts. */
+export interface CompiledPack extends CompiledLines {
   name: string;
   /** Files the pack was built from, family file first. */
   files: string[];
   detect: CompiledDetect[];
   prefixes: CompiledPrefix[];
-  markers: CompiledMarker[];
-  progress: CompiledProgress[];
-  ready: CompiledReady[];
-  heartbeats: CompiledHeartbeat[];
-  benign: CompiledRule[];
-  failures: CompiledFailure[];
   /** Failures judged by the frame an exception was raised in (see `in_frame`). */
   frameFailures: CompiledFailure[];
   /** Causes for exceptions no failure rule names (see `InferenceSource`). */
