@@ -10,8 +10,9 @@ import { matchFrame } from './match-frame.js';
 import type { CompiledPack } from './pack-types.js';
 import { parseFrame } from './parse-line.js';
 import type { QuietScope } from './prefilter.js';
-import { AFTER_VERDICT, FOLLOWERS, IDLE_KINDS, type FollowStep, type FrameMatch, type LineKind } from './rule-kinds.js';
+import { acts, AFTER_VERDICT, FOLLOWERS, IDLE_KINDS, redrawn, type FollowStep, type FrameMatch, type RegisteredKind } from './rule-kinds.js';
 import { newRun, type RunState } from './run-state.js';
+import type { TracebackException } from './traceback.js';
 import { failedVerdict, incompleteVerdict, readyVerdict, stalledVerdict } from './verdicts.js';
 import { failureIsSettled } from './weigh-failures.js';
 
@@ -48,11 +49,14 @@ const FINAL_SETTLE_MS = 3_000;
 export class Classifier {
   private run: RunState = newRun();
   /**
-   * The last frame read that some rule matched, and what it matched: tqdm redraws the very same
+   * The last redrawn frame read (a progress bar), and what it matched: tqdm redraws the very same
    * frame many times (its elapsed time and rate change once a second, not per frame), and the
    * same text parses and matches the same way (both are pure), so a repeat skips the rule cascade.
+   * Two fields, not an object: nothing is allocated per frame to remember it.
    */
-  private lastRead: { text: string; match: FrameMatch } | undefined;
+  private lastText: string | undefined;
+  private lastMatch: FrameMatch | undefined;
+  private step: FollowStep | undefined;
   private lineNo = 0;
   private seq = 0;
   private readonly nextSeq = (): number => this.seq++;
@@ -90,15 +94,17 @@ export class Classifier {
     const frames = guardFrames(text);
     if (frames.length !== 1 || frames[0] !== text) return false;
     const match = this.read(text);
-    return !match.frame.time && match.acting === 0;
+    return !match.frame.time && !acts(match);
   };
 
-  /** Parses and matches one guarded frame (a repeated frame from memory: see `lastRead`). */
+  /** Parses and matches one guarded frame (a repeated frame from memory: see `lastText`). */
   read(text: string): FrameMatch {
-    const last = this.lastRead;
-    if (last !== undefined && last.text === text) return last.match;
+    if (this.lastMatch !== undefined && this.lastText === text) return this.lastMatch;
     const match = matchFrame(this.pack, parseFrame(text, this.pack.prefixes));
-    if (match.kinds > 0) this.lastRead = { text, match };
+    if (redrawn(match)) {
+      this.lastText = text;
+      this.lastMatch = match;
+    }
     return match;
   }
 
@@ -126,28 +132,44 @@ export class Classifier {
       return [restart, ...this.apply(match, now, lineNo)];
     }
     run.startedAt ??= now;
-    if (run.verdict) return this.follow(AFTER_VERDICT, { run, pack: this.pack, match, line, now, exception: undefined, nextSeq: this.nextSeq, events: [] });
+    if (run.verdict) return this.follow(AFTER_VERDICT, match, line, now, undefined);
     run.lastLine = line;
     // Silence is measured from the last line that was a sign of life (not a heartbeat, not a bar that did not move).
     let idle = false;
-    for (const kind of IDLE_KINDS) idle ||= kind.idle!(match, run);
+    for (const kind of IDLE_KINDS) if (match.hits & kind.bit) idle ||= kind.idle!(match, run);
     if (!idle) run.lastActivityAt = now;
     const exception = run.tracebacks.push(frame, lineNo);
     // A traceback's source lines quote messages (`raise RuntimeError("NCCL error")`): no rule reads them.
     if (run.tracebacks.role === 'code') return [];
 
-    const events = this.follow(FOLLOWERS, { run, pack: this.pack, match, line, now, exception, nextSeq: this.nextSeq, events: [] });
+    const events = this.follow(FOLLOWERS, match, line, now, exception);
     if (!run.verdict && failureIsSettled(run)) events.push(verdictEvent(failedVerdict(run, now, line)));
     return events;
   }
 
-  /** Hands the frame to each line kind's handler in turn (rule-kinds.ts), until one gives a verdict. */
-  private follow(kinds: readonly LineKind[], step: FollowStep): ClassifierEvent[] {
+  /**
+   * Hands the frame to the handler of each line kind that matched it (rule-kinds.ts), in turn,
+   * until one gives a verdict; returns the frame's events. One step object serves every frame
+   * (handlers keep none).
+   */
+  private follow(kinds: readonly RegisteredKind[], match: FrameMatch, line: LogLine, now: number, exception: TracebackException | undefined): ClassifierEvent[] {
+    const step = (this.step ??= { run: this.run, pack: this.pack, match, line, now, exception, nextSeq: this.nextSeq, events: [] });
+    step.run = this.run;
+    step.match = match;
+    step.line = line;
+    step.now = now;
+    step.exception = exception;
+    step.events = [];
     const after = step.run.verdict !== undefined;
     for (const kind of kinds) {
-      if (after) kind.afterVerdict!(step);
-      else if (step.run.verdict) break;
-      else kind.follow!(step);
+      const hit = (match.hits & kind.bit) !== 0;
+      if (after) {
+        if (hit) kind.afterVerdict!(step);
+      } else if (step.run.verdict) {
+        break;
+      } else if (hit || kind.everyFrame) {
+        kind.follow!(step);
+      }
     }
     return step.events;
   }

@@ -7,9 +7,6 @@ import { emptyMatch, LINE_KINDS, type FrameMatch } from './rule-kinds.js';
 export type { Groups, RuleHit } from './rule-hit.js';
 export type { FrameMatch, ProgressHit } from './rule-kinds.js';
 
-/** Per line kind: a hit of it alone changes nothing (a benign rule's). */
-const SILENT = LINE_KINDS.map((kind) => kind.scope === undefined);
-
 /**
  * Matches one frame. The pack's prefilter picks the rules whose required literals occur in the
  * body (usually none), so the result is the same as running every rule, at a fraction of the cost.
@@ -35,9 +32,9 @@ function matchRules(rules: RuleSet, result: FrameMatch): FrameMatch {
   const { lists } = rules;
   for (let index = 0; index < LINE_KINDS.length; index++) {
     const list = lists[index]!;
-    if (list.length === 0 || !LINE_KINDS[index]!.match(list, body, result)) continue;
-    result.kinds++;
-    if (!SILENT[index]) result.acting++;
+    const kind = LINE_KINDS[index]!;
+    if (list.length === 0 || !kind.match(list, body, result)) continue;
+    result.hits |= kind.bit;
   }
   return result;
 }

@@ -15,7 +15,19 @@
 import type { Budget, ClassifierEvent, LogLine, Verdict } from './events.js';
 import { followMarker, followProgress } from './follow-stages.js';
 import { parseTqdmElapsed } from './log-clock.js';
-import type { CompiledFailure, CompiledHeartbeat, CompiledMarker, CompiledPack, CompiledProgress, CompiledReady, CompiledRule } from './pack-types.js';
+import type {
+  CompiledDetect,
+  CompiledFactDump,
+  CompiledFailure,
+  CompiledHeartbeat,
+  CompiledInferenceTables,
+  CompiledMarker,
+  CompiledPack,
+  CompiledPrefix,
+  CompiledProgress,
+  CompiledReady,
+  CompiledRule,
+} from './pack-types.js';
 import type { ParsedFrame } from './parse-line.js';
 import type { QuietScope } from './prefilter.js';
 import { firstHit, groupsOf, type FrameHit, type Groups, type RuleHit } from './rule-hit.js';
@@ -61,14 +73,24 @@ export function ruleKind(kind: RuleKind): RuleKindEntry {
   return RULE_KINDS.find((entry) => entry.kind === kind)!;
 }
 
-/** The compiled rules of the line kinds, one list per kind (part of CompiledPack). */
-export interface CompiledLines {
+/** Each kind's compiled rules (part of CompiledPack; compile-pack.ts fills them). */
+export interface CompiledKinds {
+  detect: CompiledDetect[];
+  prefixes: CompiledPrefix[];
   markers: CompiledMarker[];
   progress: CompiledProgress[];
   ready: CompiledReady[];
   heartbeats: CompiledHeartbeat[];
   benign: CompiledRule[];
   failures: CompiledFailure[];
+  /** Failures judged by the frame an exception was raised in (see `in_frame`). */
+  frameFailures: CompiledFailure[];
+  /** Causes for exceptions no failure rule names (see `InferenceSource`). */
+  inference: CompiledInferenceTables;
+  /** The launch commands of this family (`run` reads them; the family's own file only). */
+  launch: CompiledRule[];
+  /** The argument dumps that give a start's facts (this pack's and its includes'). */
+  startFacts: CompiledFactDump[];
 }
 
 export interface ProgressHit extends RuleHit<CompiledProgress> {
@@ -93,17 +115,15 @@ export interface FrameMatch {
   failures: readonly RuleHit<CompiledFailure>[];
   /** The marker that starts a new run of the server, when the frame matched one. */
   restart?: CompiledRule;
-  /** How many kinds matched the frame. */
-  kinds: number;
-  /** How many of them can change what a line does on its own (all but a silent kind: benign). */
-  acting: number;
+  /** The kinds that matched the frame, one bit each (RegisteredKind.bit; see `acts`, `onlyKind`, `redrawn`). */
+  hits: number;
 }
 
 const NO_FAILURES: readonly RuleHit<CompiledFailure>[] = Object.freeze([]);
 
 /** A frame's match before any rule ran: every slot, always in the same order (one object shape). */
 export function emptyMatch(frame: ParsedFrame): FrameMatch {
-  return { frame, marker: undefined, progress: undefined, ready: undefined, confirmsReady: false, heartbeat: undefined, benign: undefined, failures: NO_FAILURES, restart: undefined, kinds: 0, acting: 0 };
+  return { frame, marker: undefined, progress: undefined, ready: undefined, confirmsReady: false, heartbeat: undefined, benign: undefined, failures: NO_FAILURES, restart: undefined, hits: 0 };
 }
 
 /** What a kind's handler is given for one frame before a verdict (Classifier.apply). */
@@ -131,7 +151,7 @@ export interface ExplainContext {
 export interface LineKind<R = unknown> {
   kind: RuleKind;
   /** Its rules in pack order (read when a pack is compiled). */
-  rules(pack: CompiledLines): readonly R[];
+  rules(pack: CompiledKinds): readonly R[];
   /** The pattern that gates a rule in the prefilter (its literals are looked for). */
   regexOf(rule: R): RegExp;
   /** Runs the rules the prefilter picked on the frame's body and fills the kind's slot; true on a hit. */
@@ -144,11 +164,15 @@ export interface LineKind<R = unknown> {
   scope?(rule: R): QuietScope;
   /** The rule starts a new run: the only thing that matters after a failed or stalled verdict. */
   restarts?(rule: R): boolean;
+  /** Its frames are redrawn in place many times over (a tqdm bar): the classifier remembers the last one's match. */
+  redrawn?: true;
   /** Whether the hit is no sign of life (silence is measured across it). */
   idle?(match: FrameMatch, run: RunState): boolean;
-  /** Where its hits go, before a verdict: the run and the events. */
+  /** Where its hits go, before a verdict: the run and the events. Called on the frames it matched. */
   follow?(step: FollowStep): void;
-  /** Where its hits go once the run has a verdict. */
+  /** `follow` is called on every frame, matched or not. */
+  everyFrame?: true;
+  /** Where its hits go once the run has a verdict (on the frames it matched). */
   afterVerdict?(step: FollowStep): void;
   /** What explain and coverage say about its hit on this frame. */
   explain(match: FrameMatch, context: ExplainContext, hits: FrameHit[]): void;
@@ -198,6 +222,7 @@ const progress: LineKind<CompiledProgress> = {
   },
   // A bar's elapsed time moves the log clock, after a verdict too.
   scope: () => 'always',
+  redrawn: true,
   // A bar redrawn at the same position is no sign of life.
   idle: ({ progress }, run) => progress !== undefined && run.barPositions.get(progress.key) === progress.current,
   follow({ run, pack, match, line, events }) {
@@ -222,10 +247,6 @@ const ready: LineKind<CompiledReady> = {
   },
   scope: () => 'beforeVerdict',
   follow({ run, match, line, now, events }) {
-    if (run.pendingReady && match.confirmsReady) {
-      events.push(verdictEvent(readyVerdict(run, now, run.pendingReady.line)));
-      return;
-    }
     // A fatal line on the same frame retracted any held ready and stops this one.
     if (!match.ready || run.failing) return;
     const { rule } = match.ready;
@@ -252,6 +273,9 @@ const confirm: LineKind<RegExp> = {
     return false;
   },
   scope: () => 'beforeVerdict',
+  follow({ run, now, events }) {
+    if (run.pendingReady) events.push(verdictEvent(readyVerdict(run, now, run.pendingReady.line)));
+  },
   explain(match, { pack }, hits) {
     if (!match.confirmsReady) return;
     const rule = pack.ready.find((r) => r.confirm.some((regex) => regex.test(match.frame.body)));
@@ -322,9 +346,10 @@ const failure: LineKind<CompiledFailure> = {
   },
   // A fatal failure after ready is the after-ready alarm.
   scope: (rule) => (rule.fatal ? 'afterReady' : 'beforeVerdict'),
+  // An exception a traceback closed on the frame is weighed here too, with or without a failure rule's hit.
+  everyFrame: true,
   follow(step) {
-    // Runs on every frame: an exception a traceback closed is weighed with the frame's rules.
-    step.events.push(...weighFailures(step, step.match, step.line, step.exception));
+    weighFailures(step, step.match, step.line, step.exception, step.events);
   },
   afterVerdict({ run, match, line, events }) {
     if (run.verdict?.verdict !== 'ready') return;
@@ -336,19 +361,65 @@ const failure: LineKind<CompiledFailure> = {
   },
 };
 
+/** A line kind in the registry: `bit` marks its hits in FrameMatch.hits. */
+export interface RegisteredKind extends LineKind {
+  readonly bit: number;
+}
+
+const KINDS = [stage, progress, ready, confirm, heartbeat, benign, failure] as LineKind[];
+
 /** The line kinds in the order they match a frame and explain shows their hits (benign before failures: it sets them aside). */
-export const LINE_KINDS: readonly LineKind[] = [stage, progress, ready, confirm, heartbeat, benign, failure].map((kind) => kind as LineKind);
+export const LINE_KINDS: readonly RegisteredKind[] = KINDS.map(
+  // Every field spelled out, in one order: one object shape, so the per-frame loops read them fast.
+  (kind, index): RegisteredKind => ({
+    kind: kind.kind,
+    rules: kind.rules,
+    regexOf: kind.regexOf,
+    match: kind.match,
+    scope: kind.scope,
+    restarts: kind.restarts,
+    redrawn: kind.redrawn,
+    idle: kind.idle,
+    follow: kind.follow,
+    everyFrame: kind.everyFrame,
+    afterVerdict: kind.afterVerdict,
+    explain: kind.explain,
+    bit: 1 << index,
+  }),
+);
+
+const registered = (kind: object): RegisteredKind => LINE_KINDS[KINDS.indexOf(kind as LineKind)]!;
 
 /**
  * The order their hits are followed before a verdict: failures first (a fatal line retracts a
  * held ready and stops a ready line on the same frame), then where the start is, then whether it
- * is up or hung. Once a handler gives a verdict, the next ones do not run.
+ * is up (a confirmation of a held ready before a new ready line) or hung. Once a handler gives a
+ * verdict, the next ones do not run.
  */
-export const FOLLOWERS: readonly LineKind[] = [failure, stage, progress, ready, heartbeat].map((kind) => kind as LineKind);
+export const FOLLOWERS: readonly RegisteredKind[] = [failure, stage, progress, confirm, ready, heartbeat].map(registered);
 /** The kinds whose hits matter after a verdict. */
-export const AFTER_VERDICT: readonly LineKind[] = LINE_KINDS.filter((kind) => kind.afterVerdict !== undefined);
+export const AFTER_VERDICT: readonly RegisteredKind[] = LINE_KINDS.filter((kind) => kind.afterVerdict !== undefined);
 /** The kinds whose hits may be no sign of life. */
-export const IDLE_KINDS: readonly LineKind[] = LINE_KINDS.filter((kind) => kind.idle !== undefined);
+export const IDLE_KINDS: readonly RegisteredKind[] = LINE_KINDS.filter((kind) => kind.idle !== undefined);
+
+const bits = (which: (kind: RegisteredKind) => boolean): number => LINE_KINDS.filter(which).reduce((mask, kind) => mask | kind.bit, 0);
+const ACTING = bits((kind) => kind.scope !== undefined);
+const REDRAWN = bits((kind) => kind.redrawn === true);
+
+/** Whether the frame matched a kind that can change what a line does on its own (any but a silent one: benign). */
+export function acts(match: FrameMatch): boolean {
+  return (match.hits & ACTING) !== 0;
+}
+
+/** Whether one kind alone matched the frame. */
+export function onlyKind(match: FrameMatch): boolean {
+  return match.hits !== 0 && (match.hits & (match.hits - 1)) === 0;
+}
+
+/** Whether the frame is one that is redrawn in place (a bar). */
+export function redrawn(match: FrameMatch): boolean {
+  return (match.hits & REDRAWN) !== 0;
+}
 
 /** Where a line kind sits in LINE_KINDS (the index of its rules in a prefilter's rule set). */
 export function lineKindIndex(kind: RuleKind): number {

@@ -9,6 +9,7 @@ import { guardFrames } from './line-guard.js';
 import { LogClock } from './log-clock.js';
 import type { FrameMatch } from './match-frame.js';
 import type { TimeParts } from './parse-line.js';
+import { onlyKind } from './rule-kinds.js';
 
 /** `# [... gap in source ...]`: text missing from a capture, not part of the log. */
 export function isGapMarker(line: string): boolean {
@@ -154,7 +155,7 @@ function isBarOnly(match: FrameMatch): boolean {
   const { progress } = match;
   if (!progress || (progress.elapsedMs !== undefined && progress.elapsedMs <= 0) || match.frame.time) return false;
   // The bar is all the frame matched.
-  return match.kinds === 1;
+  return onlyKind(match);
 }
 
 function timeKey(time: TimeParts): string {

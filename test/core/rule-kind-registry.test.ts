@@ -42,7 +42,7 @@ const OTHER_NAMES: Partial<Record<string, string[]>> = {
   start_facts: ['startFacts'],
 };
 /** The types whose properties are the kinds' lists and slots. */
-const HOLDERS = new Set(['PackSource', 'StageSource', 'CompiledPack', 'CompiledLines', 'FrameMatch', 'InferenceSource']);
+const HOLDERS = new Set(['PackSource', 'StageSource', 'CompiledPack', 'CompiledKinds', 'FrameMatch', 'InferenceSource']);
 
 /**
  * Each name, and each kind's own name, to the YAML list it stands for: kinds are counted by their
