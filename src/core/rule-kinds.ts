@@ -178,7 +178,7 @@ export interface LineKind<R = unknown> {
   explain(match: FrameMatch, context: ExplainContext, hits: FrameHit[]): void;
 }
 
-/** A lost sign of life or a moved start clears the heartbeat count and any uncaught exception's wait. */
+/** A start that moved (a new stage, a bar that advanced) clears the heartbeat counts and an uncaught exception's wait. */
 function moved(run: RunState): void {
   run.heartbeats.clear();
   run.uncaught = undefined;
