@@ -5,7 +5,7 @@
  *
  * Long literals (7+ bytes) are found one aligned 4-byte word at a time: every occurrence of such
  * a literal wholly contains an aligned word, whichever its alignment, so for each of the four
- * alignments one word of the literal is hashed into a 64 Ki table, and the chunk is probed with
+ * alignments one word of the literal is hashed into a table (2^18 slots), and the chunk is probed with
  * one 32-bit load, a multiply and a table load per four bytes; a probe hit is confirmed with a
  * byte compare. Which word stands for an alignment is picked by how rare its 4-gram is in a
  * sample of the text (the speed depends on it, never which literals are found). Short literals:
@@ -24,20 +24,20 @@
 import { occursAt, stampFrom } from './byte-literal-scanner.js';
 import { ShortLiteralSearch } from './short-literal-search.js';
 import { scanMemory } from './wasm/scan-memory.js';
-import { WORD_HASH } from './wasm/kernel-source.js';
+import { WORD_HASH, WORD_TABLE_BITS } from './wasm/kernel-source.js';
 
 /** Literals shorter than this cannot be found by a word probe at every alignment. */
 const WORD_LITERAL_MIN = 7;
 const WORD = 4;
 /** Bytes the find_block kernel steps by. */
 const BLOCK = 16;
-const TABLE_BITS = 16;
+const TABLE_BITS = WORD_TABLE_BITS;
 const SHIFT = 32 - TABLE_BITS;
 /** Fibonacci hashing: a multiply spreads the 4-gram over the table, the top bits pick the slot. */
 const HASH = WORD_HASH;
 const LF = 10;
 /** Bytes sampled to pick rare words and bytes, again after every RETUNE_BYTES scanned. */
-const SAMPLE_BYTES = 1 << 16;
+const SAMPLE_BYTES = 1 << 18;
 const RETUNE_BYTES = 1 << 26;
 /** Not searched yet in this chunk (the cache below). */
 const UNKNOWN = -2;
@@ -155,6 +155,7 @@ export class ChunkLiteralScanner {
         const bit = 31 - Math.clz32(bits & -bits);
         let hit: number;
         if (bit >= BLOCK) {
+          // One of the words, or more: the probe looks the slot up in the table.
           const at = (bit - BLOCK) * WORD;
           hit = this.probe(chunk, memory.bytes.readUInt32LE(address + at), block + at, start, end);
         } else {

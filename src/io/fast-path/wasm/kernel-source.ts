@@ -9,8 +9,14 @@ import type { WatFunction } from './assemble-wat.js';
 
 /** Bytes a kernel may read past the end of the range it scans. */
 export const KERNEL_SLACK = 16;
-/** Fibonacci hashing of a 4-byte word into a 64 Ki table: (word * HASH) >>> 16 (as ChunkLiteralScanner). */
+/** Fibonacci hashing of a 4-byte word into a table of 2^WORD_TABLE_BITS slots: (word * WORD_HASH) >>> (32 - WORD_TABLE_BITS), as ChunkLiteralScanner. */
 export const WORD_HASH = 0x9e3779b1;
+/**
+ * 256 Ki slots: a few hundred literals take under 1% of them, and the words of ordinary text
+ * that land on a taken slot by chance (each a candidate to confirm) are a quarter of what they
+ * were with 64 Ki; the slots text words touch stay in cache either way.
+ */
+export const WORD_TABLE_BITS = 18;
 
 /**
  * count_lf(p, end): the number of `\n` bytes in [p, end). 64 bytes a turn: each of the sixteen
@@ -136,25 +142,89 @@ const nibbleBits = (masks: string, bytes: string, high: boolean): string => `
         ${high ? 'i32.const 4\n        i8x16.shr_u' : 'local.get $low\n        v128.and'}
         i8x16.swizzle`;
 
-/** Bit 16 + `lane` when the slot of word `lane` (of `$hashes`) in the table is set, else 0. */
-const wordBit = (lane: number): string => `
+/** The table byte of the slot of word `lane` (of `$hashes`). */
+const wordFlags = (lane: number): string => `
       local.get $table
       local.get $hashes
       i32x4.extract_lane ${lane}
       i32.add
-      i32.load8_u
-      i32.const 0
-      i32.ne
-      i32.const ${16 + lane}
-      i32.shl`;
+      i32.load8_u`;
+
+/**
+ * The block at p + offset: -1 when it begins at or after `end`; else where its candidates are,
+ * if it has any (the stores and the return of find_block). Almost every block has none: only
+ * an any-true and an or are on that path; which lanes and words is worked out after.
+ */
+const blockTest = (offset: number): string => `
+      local.get $p
+      i32.const ${offset}
+      i32.add
+      local.get $end
+      i32.ge_u
+      if
+        i32.const -1
+        return
+      end
+      local.get $p
+      v128.load offset=${offset}
+      local.tee $first
+      local.get $hash
+      i32x4.mul
+      i32.const ${32 - WORD_TABLE_BITS}
+      i32x4.shr_u
+      local.set $hashes
+      local.get $p
+      v128.load offset=${offset + 1}
+      local.set $second
+      ${nibbleBits('$lo0', '$first', false)}
+      ${nibbleBits('$hi0', '$first', true)}
+      v128.and
+      ${nibbleBits('$lo1', '$second', false)}
+      v128.and
+      ${nibbleBits('$hi1', '$second', true)}
+      v128.and
+      local.tee $hits
+      v128.any_true
+      ${wordFlags(0)}
+      ${wordFlags(1)}
+      i32.or
+      ${wordFlags(2)}
+      i32.or
+      ${wordFlags(3)}
+      i32.or
+      local.tee $words
+      i32.or
+      if
+        local.get $out
+        ;; pair candidates: the lanes with a bucket bit
+        local.get $hits
+        local.get $zero
+        i8x16.eq
+        i8x16.bitmask
+        i32.const 65535
+        i32.xor
+        ;; a word candidate: bits 16-19
+        local.get $words
+        i32.const 0
+        i32.ne
+        i32.const ${0xf0000}
+        i32.mul
+        i32.or
+        i32.store offset=0
+        local.get $p
+        i32.const ${offset}
+        i32.add
+        return
+      end`;
 
 /**
  * find_block(table, masks, out, p, end): the first 16-byte block at p, p + 16, ... before `end`
  * where one of ChunkLiteralScanner's two searches has a candidate, or -1; at `out` it stores
- * which: bit k (0-15) for a pair candidate at p + k, bit 16 + k (k < 4) for word k, and
+ * which: bit k (0-15) for a pair candidate at p + k, and bits 16-19 all set when one of the four
+ * words is a candidate (JavaScript looks up which in its own copy of the table), and
  * JavaScript confirms those. The block's bytes are loaded once:
  *  - the word probe: its four 4-byte words (p is 4-aligned) hashed by one vector multiply,
- *    (word * WORD_HASH) >>> 16, each a slot of the 64 Ki table at `table`; a slot not 0 is a
+ *    (word * WORD_HASH) >>> (32 - WORD_TABLE_BITS), each a slot of the table at `table`; a slot not 0 is a
  *    candidate;
  *  - the pair search (Teddy, as in Hyperscan: up to 8 buckets, one bit each): for each byte of
  *    a pair, 16-byte tables say which buckets allow its low nibble and which its high one; a
@@ -168,7 +238,7 @@ const findBlock: WatFunction = {
   result: 'i32',
   locals: [
     ['$lo0', 'v128'], ['$hi0', 'v128'], ['$lo1', 'v128'], ['$hi1', 'v128'], ['$low', 'v128'], ['$zero', 'v128'],
-    ['$hash', 'v128'], ['$first', 'v128'], ['$second', 'v128'], ['$hashes', 'v128'], ['$found', 'i32'],
+    ['$hash', 'v128'], ['$first', 'v128'], ['$second', 'v128'], ['$hashes', 'v128'], ['$hits', 'v128'], ['$words', 'i32'],
   ],
   body: `
     local.get $masks
@@ -192,56 +262,12 @@ const findBlock: WatFunction = {
     i32.const ${WORD_HASH | 0}
     i32x4.splat
     local.set $hash
+    ;; two blocks a turn
     loop $blocks
+      ${blockTest(0)}
+      ${blockTest(16)}
       local.get $p
-      local.get $end
-      i32.ge_u
-      if
-        i32.const -1
-        return
-      end
-      local.get $p
-      v128.load offset=0
-      local.tee $first
-      local.get $hash
-      i32x4.mul
-      i32.const 16
-      i32x4.shr_u
-      local.set $hashes
-      local.get $p
-      v128.load offset=1
-      local.set $second
-      ${nibbleBits('$lo0', '$first', false)}
-      ${nibbleBits('$hi0', '$first', true)}
-      v128.and
-      ${nibbleBits('$lo1', '$second', false)}
-      v128.and
-      ${nibbleBits('$hi1', '$second', true)}
-      v128.and
-      ;; the positions with a bucket bit
-      local.get $zero
-      i8x16.eq
-      i8x16.bitmask
-      i32.const 65535
-      i32.xor
-      ${wordBit(0)}
-      i32.or
-      ${wordBit(1)}
-      i32.or
-      ${wordBit(2)}
-      i32.or
-      ${wordBit(3)}
-      i32.or
-      local.tee $found
-      if
-        local.get $out
-        local.get $found
-        i32.store offset=0
-        local.get $p
-        return
-      end
-      local.get $p
-      i32.const 16
+      i32.const 32
       i32.add
       local.set $p
       br $blocks

@@ -7,7 +7,7 @@
  * size, so Buffer views of it never go stale.
  *
  * Layout (every region a kernel scans has KERNEL_SLACK bytes of room after it):
- *   word tables   TABLE_SLOTS x 64 KiB    the probe tables of ChunkLiteralScanner, copied in
+ *   word tables   TABLE_SLOTS x 256 KiB   the probe tables of ChunkLiteralScanner, copied in
  *   pair masks    MASK_SLOTS x 64 bytes   Teddy masks, copied in
  *   out           4 bytes                 what find_block found in its block
  *   scratch       SCRATCH_BYTES           a copy of a chunk from elsewhere
@@ -16,9 +16,9 @@
  * slot was given to another owner meanwhile or the owner's bytes changed.
  */
 import { assembleWat } from './assemble-wat.js';
-import { KERNEL_SLACK, KERNELS } from './kernel-source.js';
+import { KERNEL_SLACK, KERNELS, WORD_TABLE_BITS } from './kernel-source.js';
 
-export const TABLE_BYTES = 1 << 16;
+export const TABLE_BYTES = 1 << WORD_TABLE_BITS;
 export const MASK_BYTES = 64;
 export const SCRATCH_BYTES = 1 << 20;
 export const READ_BUFFER_BYTES = 1 << 20;
@@ -129,7 +129,7 @@ export class ScanMemory {
     };
   }
 
-  /** The address of a 64 KiB word table of `owner` (ChunkLiteralScanner), copied in if needed. */
+  /** The address of a word table (TABLE_BYTES) of `owner` (ChunkLiteralScanner), copied in if needed. */
   wordTable(owner: object, version: number, table: Uint8Array): number {
     return this.tables.resident(owner, version, table);
   }
