@@ -38,7 +38,7 @@ const HASH = WORD_HASH;
 const LF = 10;
 /** Bytes sampled to pick rare words and bytes, again after every RETUNE_BYTES scanned. */
 const SAMPLE_BYTES = 1 << 18;
-const RETUNE_BYTES = 1 << 26;
+const RETUNE_BYTES = 1 << 28;
 /** Not searched yet in this chunk (the cache below). */
 const UNKNOWN = -2;
 const LITERAL_WORD = 1;

@@ -23,6 +23,8 @@ interface ShortLiteral {
   needle: Buffer;
   /** Offset of the pair the Teddy kernel finds. */
   pairAt: number;
+  /** Its Teddy bucket (0-7). */
+  bucket: number;
 }
 
 export class ShortLiteralSearch {
@@ -34,7 +36,7 @@ export class ShortLiteralSearch {
   private next: number[];
 
   constructor(literals: readonly Uint8Array[]) {
-    this.literals = literals.map((bytes) => ({ bytes, from: 0, needle: Buffer.from(bytes), pairAt: 0 }));
+    this.literals = literals.map((bytes) => ({ bytes, from: 0, needle: Buffer.from(bytes), pairAt: 0, bucket: 0 }));
     this.next = this.literals.map(() => UNKNOWN);
     this.buildMasks();
   }
@@ -83,35 +85,62 @@ export class ShortLiteralSearch {
     const buckets = masks[first & 15]! & masks[16 + (first >> 4)]! & masks[32 + (second & 15)]! & masks[48 + (second >> 4)]!;
     if (buckets === 0) return -1;
     let found = -1;
-    this.literals.forEach(({ bytes, pairAt }, k) => {
+    this.literals.forEach(({ bytes, pairAt, bucket }) => {
       const begin = at - pairAt;
-      if (buckets & (1 << (k % BUCKETS)) && begin >= start && begin + bytes.length <= end && (found === -1 || begin < found) && occursAt(chunk, begin, bytes)) found = begin;
+      if (buckets & (1 << bucket) && begin >= start && begin + bytes.length <= end && (found === -1 || begin < found) && occursAt(chunk, begin, bytes)) found = begin;
     });
     return found;
   }
 
-  /** Teddy masks: low and high nibble tables of the pair's first byte, then of its second. */
+  /**
+   * Teddy masks: low and high nibble tables of the pair's first byte, then of its second. A
+   * bucket accepts every combination of the nibbles of its literals, so literals share buckets
+   * (more than eight) where that adds the fewest: a 1-byte literal (any second byte) sharing a
+   * bucket with `Xid ` would make every `]` followed by anything a candidate.
+   */
   private buildMasks(): void {
+    const nibbles = this.literals.map(({ bytes, pairAt }) => {
+      const first = bytes[pairAt]!;
+      const second = bytes.length === 1 ? undefined : bytes[pairAt + 1]!;
+      return [1 << (first & 15), 1 << (first >> 4), second === undefined ? 0xffff : 1 << (second & 15), second === undefined ? 0xffff : 1 << (second >> 4)];
+    });
+    const buckets = Array.from({ length: BUCKETS }, () => [0, 0, 0, 0]);
+    // The widest first, so that they get buckets of their own.
+    const order = this.literals.map((_, k) => k).sort((a, b) => accepted(nibbles[b]!) - accepted(nibbles[a]!));
+    for (const k of order) {
+      let best = 0;
+      let bestCost = Infinity;
+      buckets.forEach((bucket, index) => {
+        const cost = accepted(union(bucket, nibbles[k]!)) - accepted(bucket);
+        if (cost < bestCost) [best, bestCost] = [index, cost];
+      });
+      buckets[best] = union(buckets[best]!, nibbles[k]!);
+      this.literals[k]!.bucket = best;
+    }
     const masks = this.masks;
     masks.fill(0);
-    this.literals.forEach(({ bytes, pairAt }, k) => {
-      const bit = 1 << (k % BUCKETS);
-      const first = bytes[pairAt]!;
-      masks[first & 15]! |= bit;
-      masks[16 + (first >> 4)]! |= bit;
-      if (bytes.length === 1) {
-        for (let nibble = 0; nibble < 16; nibble++) {
-          masks[32 + nibble]! |= bit;
-          masks[48 + nibble]! |= bit;
-        }
-        return;
-      }
-      const second = bytes[pairAt + 1]!;
-      masks[32 + (second & 15)]! |= bit;
-      masks[48 + (second >> 4)]! |= bit;
+    buckets.forEach((bucket, index) => {
+      bucket.forEach((set, table) => {
+        for (let nibble = 0; nibble < 16; nibble++) if (set & (1 << nibble)) masks[table * 16 + nibble]! |= 1 << index;
+      });
     });
     this.version++;
   }
+}
+
+/** How many byte pairs a bucket with these nibble sets (low, high of each byte) accepts. */
+function accepted(sets: readonly number[]): number {
+  return sets.reduce((product, set) => product * bitCount(set), 1);
+}
+
+function union(a: readonly number[], b: readonly number[]): number[] {
+  return a.map((set, k) => set | b[k]!);
+}
+
+function bitCount(set: number): number {
+  let count = 0;
+  for (let rest = set; rest !== 0; rest &= rest - 1) count++;
+  return count;
 }
 
 function findOne(literal: ShortLiteral, chunk: Buffer, start: number, end: number): number {
