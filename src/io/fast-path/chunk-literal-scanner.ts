@@ -38,6 +38,7 @@ const HASH = WORD_HASH;
 const LF = 10;
 /** Bytes sampled to pick rare words and bytes, again after every RETUNE_BYTES scanned. */
 const SAMPLE_BYTES = 1 << 18;
+const MIN_SAMPLE_BYTES = 1 << 14;
 const RETUNE_BYTES = 1 << 28;
 /** Not searched yet in this chunk (the cache below). */
 const UNKNOWN = -2;
@@ -192,8 +193,9 @@ export class ChunkLiteralScanner {
   /** Picks probe words and search bytes from the counts of a sample of the text. */
   private tune(chunk: Uint8Array, start: number, end: number): void {
     const stop = Math.min(end, start + SAMPLE_BYTES);
-    // Too little text to count says little: the choice stands until a bigger chunk comes.
-    if (stop - start < SAMPLE_BYTES / 4) return;
+    // Too little text to count says little: the choice stands until a bigger chunk comes (a
+    // pipe's are 64 KiB).
+    if (stop - start < MIN_SAMPLE_BYTES) return;
     this.untilTune = RETUNE_BYTES;
     // Shared counts (tuning is synchronous): a scanner retunes every RETUNE_BYTES, and fresh
     // arrays each time were large garbage.

@@ -85,10 +85,10 @@ export class ShortLiteralSearch {
     const buckets = masks[first & 15]! & masks[16 + (first >> 4)]! & masks[32 + (second & 15)]! & masks[48 + (second >> 4)]!;
     if (buckets === 0) return -1;
     let found = -1;
-    this.literals.forEach(({ bytes, pairAt, bucket }) => {
+    for (const { bytes, pairAt, bucket } of this.literals) {
       const begin = at - pairAt;
       if (buckets & (1 << bucket) && begin >= start && begin + bytes.length <= end && (found === -1 || begin < found) && occursAt(chunk, begin, bytes)) found = begin;
-    });
+    }
     return found;
   }
 
