@@ -54,7 +54,9 @@ class SlotPool {
 
   /** The address of a slot holding `bytes` for `owner` at `version`, copied in when it is not there yet. */
   resident(owner: object, version: number, bytes: Uint8Array): number {
-    let index = this.slots.findIndex((slot) => slot.owner === owner);
+    // Asked once per search (per line found, on a log where every line holds a literal): a plain loop.
+    let index = -1;
+    for (let k = 0; k < this.slots.length; k++) if (this.slots[k]!.owner === owner) index = k;
     if (index === -1) {
       index = this.nextVictim;
       this.nextVictim = (this.nextVictim + 1) % this.slots.length;
