@@ -65,6 +65,8 @@ export class ChunkLiteralScanner {
   private end = 0;
   private searchedFrom = 0;
   private nextLong = -1;
+  /** The chunk lies in the kernels' memory (asked once per chunk: a Buffer's `buffer` is not free). */
+  private inMemory = false;
   private readonly stamps: boolean;
 
   constructor(literals: readonly Uint8Array[], options: { stamps?: boolean } = {}) {
@@ -91,11 +93,12 @@ export class ChunkLiteralScanner {
       this.untilTune -= end - start;
       this.chunk = chunk;
       this.end = end;
+      this.inMemory = scanMemory?.holds(chunk) === true;
       this.nextLong = UNKNOWN;
       this.short.forget();
     }
     this.searchedFrom = start;
-    const inMemory = scanMemory?.holds(chunk) === true;
+    const inMemory = this.inMemory;
     // A cached occurrence before `start` was passed by the caller: search on from `start`.
     if (this.nextLong === UNKNOWN || (this.nextLong >= 0 && this.nextLong < start)) this.nextLong = inMemory ? this.findInMemory(chunk, start, end) : this.findLong(chunk, start, end);
     const short = inMemory ? -1 : this.short.find(chunk, start, end);
