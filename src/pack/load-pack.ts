@@ -128,10 +128,14 @@ export function loadPack(ref: string, loadOptions: LoadOptions | string = {}): C
   return capPolynomialPatterns(pack, polynomial);
 }
 
-/** `facts` receives every pattern's analysis (what a pack cache keeps). */
-export function compileFiles(files: PackFile[], options: { facts?: Map<string, PatternFacts>; withoutCauseRules?: CompileOptions['withoutCauseRules'] } = {}): CompiledPack {
+/**
+ * `facts` receives every pattern's analysis (what a pack cache keeps); `table: null` analyses
+ * every pattern afresh instead of looking it up in the build's table (what the build itself does).
+ */
+export function compileFiles(files: PackFile[], options: { facts?: Map<string, PatternFacts>; table?: null; withoutCauseRules?: CompileOptions['withoutCauseRules'] } = {}): CompiledPack {
+  const table = options.table === null ? undefined : precompiledTable();
   try {
-    return compilePack(files.map((f) => f.data), { ...patternAnalysis(precompiledTable(), options.facts), withoutCauseRules: options.withoutCauseRules });
+    return compilePack(files.map((f) => f.data), { ...patternAnalysis(table, options.facts), withoutCauseRules: options.withoutCauseRules });
   } catch (error) {
     if (error instanceof RuleCompileError) throw new PackError([locateCompileError(files, error)]);
     throw error;
