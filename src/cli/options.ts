@@ -32,7 +32,7 @@ export function packRefOption(ref: string): string {
  */
 export function packsOption(value: string | undefined, env: Readonly<Record<string, string | undefined>> = {}): { packs: CompiledPack[]; family?: string } {
   if (value === undefined) return { packs: FAMILIES.map((f) => loadPack(f)) };
-  const pack = loadPack(packRefOption(value), { cacheDir: packCacheDir(env) });
+  const pack = loadPack(packRefOption(value), { cacheDir: packCacheDir(env), isolate: true });
   return { packs: [pack], family: pack.name };
 }
 

@@ -6,7 +6,8 @@ import { compilePack, RuleCompileError, type CompileOptions } from '../core/comp
 import type { CompiledPack, PackSource } from '../core/pack-types.js';
 import { PackError, type Diagnostic } from './diagnostic.js';
 import { capPolynomialPatterns, polynomialPatterns } from './backtracking-guard.js';
-import { readPackCache, writePackCache } from './pack-cache.js';
+import { readPackCache, writePackCache, type CachedPack } from './pack-cache.js';
+import { readPackInWorker } from './read-pack-in-worker.js';
 import { checkSchema } from './schema-check.js';
 import { findRulePath } from './pack-rules.js';
 import { patternAnalysis, type PatternFacts } from './pattern-analysis.js';
@@ -106,6 +107,12 @@ export interface LoadOptions {
   withoutCauseRules?: CompileOptions['withoutCauseRules'];
   /** Where a foreign pack's checked form may be cached (pack-cache.ts); omitted: no cache. */
   cacheDir?: string;
+  /**
+   * Read a pack that neither the build's table nor the cache holds in a worker thread
+   * (read-pack-in-worker.ts), so that the parsers and what they leave behind never weigh on the
+   * watch that follows. The CLI asks for it; the answer is the same either way.
+   */
+  isolate?: boolean;
 }
 
 /** Loads and compiles a pack by name or path; throws PackError with located diagnostics. */
@@ -115,17 +122,26 @@ export function loadPack(ref: string, loadOptions: LoadOptions | string = {}): C
   const file = resolvePackRef(ref, options.rulesDir);
   const { cacheDir, withoutCauseRules } = options;
   // A shipped pack unchanged since the build was parsed and checked then: compile it at once.
-  const checked = precompiledSources(file);
-  if (checked) return compilePack(checked, { ...patternAnalysis(), withoutCauseRules });
-  const cached = cacheDir === undefined ? undefined : readPackCache(cacheDir, file);
-  if (cached) return capPolynomialPatterns(compilePack(cached.sources, { ...patternAnalysis(undefined, cached.facts), withoutCauseRules }), cached.polynomial);
+  const shipped = precompiledSources(file);
+  if (shipped) return compilePack(shipped, { ...patternAnalysis(), withoutCauseRules });
+  const checked = (cacheDir === undefined ? undefined : readPackCache(cacheDir, file)) ?? (options.isolate ? readPackInWorker(file, cacheDir) : undefined);
+  if (checked) return capPolynomialPatterns(compilePack(checked.sources, { ...patternAnalysis(undefined, checked.facts), withoutCauseRules }), checked.polynomial);
+  return readPackCarefully(file, { cacheDir, withoutCauseRules }).pack;
+}
+
+/**
+ * The careful read of a pack no table or cache holds: YAML with positions, the schema, every
+ * pattern's analysis and the backtracking check; what was checked goes to the cache in
+ * `cacheDir` when given. Throws PackError with located diagnostics.
+ */
+export function readPackCarefully(file: string, options: { cacheDir?: string; withoutCauseRules?: CompileOptions['withoutCauseRules'] } = {}): { pack: CompiledPack; checked: CachedPack } {
   const { files, diagnostics } = readPackWithIncludes(file);
   if (diagnostics.length > 0) throw new PackError(diagnostics);
   const facts = new Map<string, PatternFacts>();
-  const pack = compileFiles(files, { facts, withoutCauseRules });
+  const pack = compileFiles(files, { facts, withoutCauseRules: options.withoutCauseRules });
   const polynomial = polynomialPatterns(files.filter((f) => dirname(f.file) !== shippedRulesDir()));
-  if (cacheDir !== undefined) writePackCache(cacheDir, files.map((f) => ({ file: f.file, text: f.source.text, data: f.data })), facts, polynomial);
-  return capPolynomialPatterns(pack, polynomial);
+  if (options.cacheDir !== undefined) writePackCache(options.cacheDir, files.map((f) => ({ file: f.file, text: f.source.text, data: f.data })), facts, polynomial);
+  return { pack: capPolynomialPatterns(pack, polynomial), checked: { sources: files.map((f) => f.data), facts, polynomial } };
 }
 
 /**

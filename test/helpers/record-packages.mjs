@@ -1,10 +1,12 @@
 /**
- * Preload (`node --import` this file): at exit, writes to $RECORD_PACKAGES_TO the packages under
- * node_modules the process loaded. Every package spinup uses is CommonJS, whether imported or
- * required, so Node's one module cache sees them all.
+ * Preload (`node --import` this file; worker threads inherit it): when each thread ends, appends
+ * to $RECORD_PACKAGES_TO one JSON line, `{ thread, packages }`: the thread's id (0: the main
+ * thread) and the packages under node_modules it loaded. Every package spinup uses is CommonJS,
+ * whether imported or required, so the thread's module cache sees them all.
  */
-import { writeFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { threadId } from 'node:worker_threads';
 
 const cache = createRequire(import.meta.url).cache;
 
@@ -14,5 +16,5 @@ process.on('exit', () => {
     const match = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(file);
     if (match) names.add(match[1].replace(/\\/g, '/'));
   }
-  writeFileSync(process.env.RECORD_PACKAGES_TO, [...names].sort().join('\n'));
+  appendFileSync(process.env.RECORD_PACKAGES_TO, `${JSON.stringify({ thread: threadId, packages: [...names].sort() })}\n`);
 });
