@@ -21,7 +21,7 @@ import type { GroupWatchArgs } from './watch-group-args.js';
 export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<number> {
   const stallOverrideMs = durationOption('stall', args.stall);
   const timeoutMs = durationOption('timeout', args.timeout);
-  const { packs, family } = packsOption(args.pack);
+  const { packs, family } = await packsOption(args.pack);
   let srun: NodeSource | undefined;
   let plan;
   if (args.srun) {

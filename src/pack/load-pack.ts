@@ -1,17 +1,18 @@
 /** Loads rule packs from YAML: parse with positions, check the schema, resolve includes, compile. */
-import { readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { compilePack, RuleCompileError, type CompileOptions } from '../core/compile-pack.js';
 import type { CompiledPack, PackSource } from '../core/pack-types.js';
 import { PackError, type Diagnostic } from './diagnostic.js';
 import { capPolynomialPatterns, polynomialPatterns } from './backtracking-guard.js';
-import { readPackCache, writePackCache, type CachedPack } from './pack-cache.js';
+import { loadCheckedPack } from './checked-pack.js';
+import { writePackCache, type CachedPack } from './pack-cache.js';
 import { readPackInWorker } from './read-pack-in-worker.js';
 import { checkSchema } from './schema-check.js';
 import { findRulePath } from './pack-rules.js';
 import { patternAnalysis, type PatternFacts } from './pattern-analysis.js';
-import { precompiledSources, precompiledTable } from './precompiled-packs.js';
+import { precompiledTable } from './precompiled-packs.js';
+import { resolvePackRef, shippedRulesDir } from './shipped-rules.js';
 import { parseYamlSource, positionOf, type YamlSource } from './yaml-source.js';
 
 
@@ -20,31 +21,6 @@ export interface PackFile {
   file: string;
   source: YamlSource;
   data: PackSource;
-}
-
-/** `rules/` of this installation (next to `dist/` or `src/`). */
-export function shippedRulesDir(): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'rules');
-}
-
-/**
- * The families spinup ships packs for: each `rules/NAME.yaml` that declares stages (a shared
- * pack such as `common` declares none). A new family is a new pack file; no code names it.
- */
-export const FAMILIES: readonly string[] = shippedFamilies(shippedRulesDir());
-
-function shippedFamilies(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.yaml'))
-    .sort()
-    .filter((name) => /^stages:/m.test(readFileSync(join(dir, name), 'utf8')))
-    .map((name) => basename(name, '.yaml'));
-}
-
-/** `sglang` names a shipped pack; anything with a slash or `.yaml` is a path. */
-export function resolvePackRef(ref: string, rulesDir = shippedRulesDir()): string {
-  if (/[\\/]/.test(ref) || /\.ya?ml$/.test(ref)) return resolve(ref);
-  return join(rulesDir, `${ref}.yaml`);
 }
 
 /** Reads and schema-checks one pack file; diagnostics instead of throwing. */
@@ -121,11 +97,10 @@ export function loadPack(ref: string, loadOptions: LoadOptions | string = {}): C
   const options = typeof loadOptions === 'string' ? { rulesDir: loadOptions } : loadOptions;
   const file = resolvePackRef(ref, options.rulesDir);
   const { cacheDir, withoutCauseRules } = options;
-  // A shipped pack unchanged since the build was parsed and checked then: compile it at once.
-  const shipped = precompiledSources(file);
-  if (shipped) return compilePack(shipped, { ...patternAnalysis(), withoutCauseRules });
-  const checked = (cacheDir === undefined ? undefined : readPackCache(cacheDir, file)) ?? (options.isolate ? readPackInWorker(file, cacheDir) : undefined);
-  if (checked) return capPolynomialPatterns(compilePack(checked.sources, { ...patternAnalysis(undefined, checked.facts), withoutCauseRules }), checked.polynomial);
+  const checked = loadCheckedPack(file, { cacheDir, withoutCauseRules });
+  if (checked) return checked;
+  const read = options.isolate ? readPackInWorker(file, cacheDir) : undefined;
+  if (read) return capPolynomialPatterns(compilePack(read.sources, { ...patternAnalysis(undefined, read.facts), withoutCauseRules }), read.polynomial);
   return readPackCarefully(file, { cacheDir, withoutCauseRules }).pack;
 }
 
@@ -166,6 +141,7 @@ function locateCompileError(files: PackFile[], error: RuleCompileError): Diagnos
 }
 
 export { findRulePath };
+export { FAMILIES, resolvePackRef, shippedRulesDir } from './shipped-rules.js';
 
 function defaultDisplay(file: string): string {
   const rules = shippedRulesDir();

@@ -113,7 +113,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   const listen = listenOption(values.listen);
   const path = target === '-' ? undefined : resolve(io.cwd, target);
   if (path && !follow) checkReadable(path, target);
-  const { packs, family } = packsOption(values.pack, io.env);
+  const { packs, family } = await packsOption(values.pack, io.env);
 
   const memory = startMemory({ io, flags: values, session: { packs, family, classifier: { stallOverrideMs } }, source: 'watch', log: path ?? '-' });
   const session = memory.session;
