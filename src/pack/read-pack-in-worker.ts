@@ -36,6 +36,8 @@ export function readPackInWorker(file: string, cacheDir: string | undefined): Ca
     return undefined;
   }
   worker.unref();
+  // A worker that fails to start says so later, on this thread's loop: the pack is read here by then.
+  worker.on('error', () => undefined);
   try {
     Atomics.wait(answered, 0, 0, ANSWER_WITHIN_MS);
     const answer = receiveMessageOnPort(port1)?.message as WorkerAnswer | undefined;
