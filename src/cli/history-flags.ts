@@ -1,6 +1,7 @@
 /**
  * The history flags the live commands share (`watch`, `run`: where the store is, and the memory
- * of one start) and replay's (`--history`, `--learn-from`). Commands import this, never each other.
+ * of one start). Commands import this, never each other; replay's history flags are in
+ * replay-history-flags.ts, so that a watch does not load the replay machinery.
  */
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
@@ -10,8 +11,7 @@ import { defaultHistoryPath } from '../history/history-path.js';
 import { openMemory, recordStart, showsAStart } from '../history/record-start.js';
 import type { StartRecord } from '../history/start-record.js';
 import { trackedSession, type StartTracker } from '../history/start-tracker.js';
-import { wallDate, systemClock } from '../io/wall-clock.js';
-import { ReplayMemory } from '../replay/replay-memory.js';
+import { wallDate } from '../io/wall-clock.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io-context.js';
 
@@ -61,20 +61,4 @@ export function startMemory(params: {
     return recordStart({ path, tracker, verdict, host, when: wallDate(), source: params.source, log }).warning;
   };
   return { session, tracker, warning: opened.warning, record };
-}
-
-export const replayHistoryHelp = `  --history PATH       append one start record per fixture to the history PATH
-                       (a fixture whose log names no model is kept under its file name)
-  --learn-from PATH    replay with stall budgets learned from the history PATH`;
-
-/** `replay --history PATH` / `--learn-from PATH`; undefined when neither is given. */
-export function replayMemory(io: Io, flags: { history?: string; 'learn-from'?: string }): ReplayMemory | undefined {
-  if (flags.history === undefined && flags['learn-from'] === undefined) return undefined;
-  return new ReplayMemory({
-    historyPath: flags.history === undefined ? undefined : resolve(io.cwd, flags.history),
-    learnFrom: flags['learn-from'] === undefined ? undefined : resolve(io.cwd, flags['learn-from']),
-    host: hostname(),
-    cwd: io.cwd,
-    now: () => wallDate(systemClock),
-  });
 }

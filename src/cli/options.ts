@@ -1,8 +1,10 @@
 /** Option values shared by several commands, parsed with clear messages. */
 import { parseDuration } from '../core/duration.js';
 import type { CompiledPack } from '../core/pack-types.js';
-import { FAMILIES, loadPack } from '../pack/load-pack.js';
+import { loadCheckedPack } from '../pack/checked-pack.js';
+import type { LoadOptions } from '../pack/load-pack.js';
 import { packCacheDir } from '../pack/pack-cache.js';
+import { FAMILIES, resolvePackRef } from '../pack/shipped-rules.js';
 import { parseListenAddress, type ListenAddress } from '../status/listen-address.js';
 import { UsageError } from './errors.js';
 
@@ -30,10 +32,22 @@ export function packRefOption(ref: string): string {
  * `--pack NAME|FILE`: that pack only (no detection); omitted: every shipped family, detected.
  * A pack of one's own is cached in the state dir `env` names (pack/pack-cache.ts).
  */
-export function packsOption(value: string | undefined, env: Readonly<Record<string, string | undefined>> = {}): { packs: CompiledPack[]; family?: string } {
-  if (value === undefined) return { packs: FAMILIES.map((f) => loadPack(f)) };
-  const pack = loadPack(packRefOption(value), { cacheDir: packCacheDir(env) });
+export async function packsOption(value: string | undefined, env: Readonly<Record<string, string | undefined>> = {}): Promise<{ packs: CompiledPack[]; family?: string }> {
+  if (value === undefined) {
+    const packs: CompiledPack[] = [];
+    for (const family of FAMILIES) packs.push(await cliPack(family, {}));
+    return { packs };
+  }
+  const pack = await cliPack(packRefOption(value), { cacheDir: packCacheDir(env), isolate: true });
   return { packs: [pack], family: pack.name };
+}
+
+/**
+ * A pack the build or the pack cache checked is compiled at once; the careful reader (YAML,
+ * schema, regex analysis) is loaded only for another, so a start of a known pack never pays for it.
+ */
+async function cliPack(ref: string, options: LoadOptions): Promise<CompiledPack> {
+  return loadCheckedPack(resolvePackRef(ref), options) ?? (await import('../pack/load-pack.js')).loadPack(ref, options);
 }
 
 /** `--listen ADDR` of `watch` and `run`. */

@@ -10,58 +10,18 @@ import { GroupReporter } from './format/group-reporter.js';
 import { planNodes, parseSource } from './group-nodes.js';
 import { useColor, type Io } from './io-context.js';
 import { durationOption, packsOption } from './options.js';
-import type { ListenAddress } from '../status/listen-address.js';
 import { announceLiveStatus, LiveStatus } from './live-status.js';
 import { headToken } from './run/group-options.js';
 import { pushIntake } from './push-intake.js';
 import { groupStatus } from '../status/group-status.js';
 import { namedVerdict } from '../core/group-verdicts.js';
 import type { GroupWatchResult } from '../io/group-watch.js';
-
-export const groupOptionsHelp = `Several nodes of one multi-node start (one verdict for the group):
-  FILE FILE...        one log per node; ranks from the logs (SGLang node_rank, NCCL's
-                      nNodes/localRanks lines, vLLM node_rank/headless), else the order
-  --node R=SOURCE     node R reads SOURCE: a FILE, - (stdin) or cmd:COMMAND (run with
-                      sh -c; restarted with backoff when it exits non-zero; killed by
-                      a signal = that node's process died); repeatable
-  --srun              the one SOURCE is srun --label output (\`0: \`, \`1: \` prefixes;
-                      one task per node): split into nodes by label
-  --group-size N      how many nodes the start has (default: nnodes in the logs,
-                      else LWS_GROUP_SIZE or SLURM_NNODES, else the nodes given)
-  --listen ADDR       also be the head of nodes on other machines: their
-                      'spinup run --group-leader URL --node-rank N' push to
-                      /v1/nodes/N/events; /readyz, /v1/status and /metrics are the group's
-  --group-token T     the group's shared token (or SPINUP_GROUP_TOKEN); required when
-                      --listen is beyond loopback
-  --heartbeat DURATION  a pushing node silent for three of these is lost (default 5s)`;
-
-export interface GroupWatchArgs {
-  listen?: ListenAddress;
-  noState: boolean;
-  groupToken?: string;
-  heartbeat?: string;
-  positionals: string[];
-  nodeOptions: string[];
-  srun: boolean;
-  groupSize?: string;
-  follow: boolean;
-  fromEnd: boolean;
-  pack?: string;
-  stall?: string;
-  timeout?: string;
-  json: boolean;
-  quiet: boolean;
-}
-
-/** Whether the command line names a group rather than one log. */
-export function isGroupWatch(positionals: string[], values: { node?: string[]; srun?: boolean; 'group-size'?: string }): boolean {
-  return positionals.length > 1 || (values.node?.length ?? 0) > 0 || Boolean(values.srun) || values['group-size'] !== undefined || positionals.some((p) => p.startsWith('cmd:'));
-}
+import type { GroupWatchArgs } from './watch-group-args.js';
 
 export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<number> {
   const stallOverrideMs = durationOption('stall', args.stall);
   const timeoutMs = durationOption('timeout', args.timeout);
-  const { packs, family } = packsOption(args.pack);
+  const { packs, family } = await packsOption(args.pack);
   let srun: NodeSource | undefined;
   let plan;
   if (args.srun) {

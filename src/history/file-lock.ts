@@ -6,7 +6,6 @@
  */
 import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import { systemClock } from '../io/wall-clock.js';
 
 export interface LockOptions {
@@ -27,7 +26,7 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 export function acquireLock(path: string, options: LockOptions = {}): Lock {
   const waitMs = options.waitMs ?? 5_000;
   const staleMs = options.staleMs ?? 30_000;
-  const token = `${process.pid}@${hostname()} ${randomBytes(6).toString('hex')}`;
+  const token = `${process.pid}@${hostname()} ${randomHex()}`;
   const deadline = systemClock.now() + waitMs;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -76,7 +75,7 @@ function holderIsGone(content: string): boolean {
  * writer took the lock over in between, its fresh lock is put back (without clobbering).
  */
 function takeOver(path: string, staleMs: number): void {
-  const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const aside = `${path}.${process.pid}.${randomHex()}`;
   try {
     renameSync(path, aside);
   } catch {
@@ -101,4 +100,12 @@ function releaseIfOurs(path: string, token: string): void {
   } catch {
     /* taken over as stale, or removed: nothing to release */
   }
+}
+
+/**
+ * A random part that tells two writers' tokens and files apart. It need not be unguessable, so
+ * Math.random serves, and a start does not load node:crypto for it.
+ */
+function randomHex(): string {
+  return Math.floor(Math.random() * 2 ** 48).toString(16).padStart(12, '0');
 }

@@ -6,7 +6,8 @@
  * rotation or truncation the new file is looked at afresh.
  */
 import { TextDecoder } from 'node:util';
-import { constants, createGunzip, type Gunzip } from 'node:zlib';
+import { createRequire } from 'node:module';
+import type { Gunzip } from 'node:zlib';
 import type { SourceItem } from './watch-loop.js';
 import { DockerJsonLines, looksLikeDockerJson } from './docker-json-lines.js';
 
@@ -205,7 +206,9 @@ class Utf16Step implements Step {
  * (a .gz that is still being written). A member cut short ends quietly with what it held.
  */
 class GunzipStep implements Step {
-  readonly #gunzip: Gunzip = createGunzip({ finishFlush: constants.Z_SYNC_FLUSH });
+  // node:zlib is required here, not imported: only a .gz input needs it.
+  readonly #zlib = createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib');
+  readonly #gunzip: Gunzip = this.#zlib.createGunzip({ finishFlush: this.#zlib.constants.Z_SYNC_FLUSH });
   #out: Buffer[] = [];
   #error: Error | undefined;
   #failed: Promise<void>;
@@ -223,7 +226,7 @@ class GunzipStep implements Step {
   async push(chunk: Buffer): Promise<Buffer[]> {
     if (this.#error) return this.#take();
     this.#gunzip.write(chunk);
-    await Promise.race([new Promise<void>((resolve) => this.#gunzip.flush(constants.Z_SYNC_FLUSH, () => resolve())), this.#failed]);
+    await Promise.race([new Promise<void>((resolve) => this.#gunzip.flush(this.#zlib.constants.Z_SYNC_FLUSH, () => resolve())), this.#failed]);
     return this.#take();
   }
 

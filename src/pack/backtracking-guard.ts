@@ -1,12 +1,12 @@
 /** Refuses foreign packs whose patterns backtrack exponentially; caps the input of polynomial ones. */
 import { createRequire } from 'node:module';
-import type { CompiledPack } from '../core/pack-types.js';
-import { capPatternInput } from '../core/regex-budget.js';
 import { PackError, type Diagnostic } from './diagnostic.js';
 import type { PackFile } from './load-pack.js';
 import { packRules, rulePatterns } from './pack-rules.js';
 import { scalarOffset } from './scalar-offset.js';
 import { nodeAt, position } from './yaml-source.js';
+
+export { capPolynomialPatterns } from './cap-polynomial.js';
 
 /**
  * A pack that is not ours may never have been through lint. A pattern that backtracks
@@ -43,16 +43,6 @@ export function polynomialPatterns(foreign: PackFile[]): string[] {
   return [...polynomial];
 }
 
-/** Gives every regex of `pack` that `polynomialPatterns` named the shorter input cap. */
-export function capPolynomialPatterns(pack: CompiledPack, polynomial: readonly string[]): CompiledPack {
-  if (polynomial.length === 0) return pack;
-  const risky = new Set(polynomial);
-  const frameRegexes = pack.frameFailures.flatMap((rule) => [rule.inFrame, rule.inTraceback]);
-  for (const regex of [...pack.allRules.map((rule) => rule.regex), ...pack.ready.flatMap((rule) => rule.confirm), ...frameRegexes]) {
-    if (regex && risky.has(`${regex.flags}/${regex.source}`)) capPatternInput(regex);
-  }
-  return pack;
-}
 
 interface BacktrackingRisk {
   exponential: boolean;

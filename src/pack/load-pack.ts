@@ -1,16 +1,18 @@
 /** Loads rule packs from YAML: parse with positions, check the schema, resolve includes, compile. */
-import { readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { compilePack, RuleCompileError, type CompileOptions } from '../core/compile-pack.js';
 import type { CompiledPack, PackSource } from '../core/pack-types.js';
 import { PackError, type Diagnostic } from './diagnostic.js';
 import { capPolynomialPatterns, polynomialPatterns } from './backtracking-guard.js';
-import { readPackCache, writePackCache } from './pack-cache.js';
+import { loadCheckedPack } from './checked-pack.js';
+import { writePackCache, type CachedPack } from './pack-cache.js';
+import { readPackInWorker } from './read-pack-in-worker.js';
 import { checkSchema } from './schema-check.js';
 import { findRulePath } from './pack-rules.js';
 import { patternAnalysis, type PatternFacts } from './pattern-analysis.js';
-import { precompiledSources, precompiledTable } from './precompiled-packs.js';
+import { precompiledTable } from './precompiled-packs.js';
+import { resolvePackRef, shippedRulesDir } from './shipped-rules.js';
 import { parseYamlSource, positionOf, type YamlSource } from './yaml-source.js';
 
 
@@ -19,31 +21,6 @@ export interface PackFile {
   file: string;
   source: YamlSource;
   data: PackSource;
-}
-
-/** `rules/` of this installation (next to `dist/` or `src/`). */
-export function shippedRulesDir(): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'rules');
-}
-
-/**
- * The families spinup ships packs for: each `rules/NAME.yaml` that declares stages (a shared
- * pack such as `common` declares none). A new family is a new pack file; no code names it.
- */
-export const FAMILIES: readonly string[] = shippedFamilies(shippedRulesDir());
-
-function shippedFamilies(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.yaml'))
-    .sort()
-    .filter((name) => /^stages:/m.test(readFileSync(join(dir, name), 'utf8')))
-    .map((name) => basename(name, '.yaml'));
-}
-
-/** `sglang` names a shipped pack; anything with a slash or `.yaml` is a path. */
-export function resolvePackRef(ref: string, rulesDir = shippedRulesDir()): string {
-  if (/[\\/]/.test(ref) || /\.ya?ml$/.test(ref)) return resolve(ref);
-  return join(rulesDir, `${ref}.yaml`);
 }
 
 /** Reads and schema-checks one pack file; diagnostics instead of throwing. */
@@ -106,6 +83,12 @@ export interface LoadOptions {
   withoutCauseRules?: CompileOptions['withoutCauseRules'];
   /** Where a foreign pack's checked form may be cached (pack-cache.ts); omitted: no cache. */
   cacheDir?: string;
+  /**
+   * Read a pack that neither the build's table nor the cache holds in a worker thread
+   * (read-pack-in-worker.ts), so that the parsers and what they leave behind never weigh on the
+   * watch that follows. The CLI asks for it; the answer is the same either way.
+   */
+  isolate?: boolean;
 }
 
 /** Loads and compiles a pack by name or path; throws PackError with located diagnostics. */
@@ -114,24 +97,36 @@ export function loadPack(ref: string, loadOptions: LoadOptions | string = {}): C
   const options = typeof loadOptions === 'string' ? { rulesDir: loadOptions } : loadOptions;
   const file = resolvePackRef(ref, options.rulesDir);
   const { cacheDir, withoutCauseRules } = options;
-  // A shipped pack unchanged since the build was parsed and checked then: compile it at once.
-  const checked = precompiledSources(file);
-  if (checked) return compilePack(checked, { ...patternAnalysis(), withoutCauseRules });
-  const cached = cacheDir === undefined ? undefined : readPackCache(cacheDir, file);
-  if (cached) return capPolynomialPatterns(compilePack(cached.sources, { ...patternAnalysis(undefined, cached.facts), withoutCauseRules }), cached.polynomial);
+  const checked = loadCheckedPack(file, { cacheDir, withoutCauseRules });
+  if (checked) return checked;
+  const read = options.isolate ? readPackInWorker(file, cacheDir) : undefined;
+  if (read) return capPolynomialPatterns(compilePack(read.sources, { ...patternAnalysis(undefined, read.facts), withoutCauseRules }), read.polynomial);
+  return readPackCarefully(file, { cacheDir, withoutCauseRules }).pack;
+}
+
+/**
+ * The careful read of a pack no table or cache holds: YAML with positions, the schema, every
+ * pattern's analysis and the backtracking check; what was checked goes to the cache in
+ * `cacheDir` when given. Throws PackError with located diagnostics.
+ */
+export function readPackCarefully(file: string, options: { cacheDir?: string; withoutCauseRules?: CompileOptions['withoutCauseRules'] } = {}): { pack: CompiledPack; checked: CachedPack } {
   const { files, diagnostics } = readPackWithIncludes(file);
   if (diagnostics.length > 0) throw new PackError(diagnostics);
   const facts = new Map<string, PatternFacts>();
-  const pack = compileFiles(files, { facts, withoutCauseRules });
+  const pack = compileFiles(files, { facts, withoutCauseRules: options.withoutCauseRules });
   const polynomial = polynomialPatterns(files.filter((f) => dirname(f.file) !== shippedRulesDir()));
-  if (cacheDir !== undefined) writePackCache(cacheDir, files.map((f) => ({ file: f.file, text: f.source.text, data: f.data })), facts, polynomial);
-  return capPolynomialPatterns(pack, polynomial);
+  if (options.cacheDir !== undefined) writePackCache(options.cacheDir, files.map((f) => ({ file: f.file, text: f.source.text, data: f.data })), facts, polynomial);
+  return { pack: capPolynomialPatterns(pack, polynomial), checked: { sources: files.map((f) => f.data), facts, polynomial } };
 }
 
-/** `facts` receives every pattern's analysis (what a pack cache keeps). */
-export function compileFiles(files: PackFile[], options: { facts?: Map<string, PatternFacts>; withoutCauseRules?: CompileOptions['withoutCauseRules'] } = {}): CompiledPack {
+/**
+ * `facts` receives every pattern's analysis (what a pack cache keeps); `table: null` analyses
+ * every pattern afresh instead of looking it up in the build's table (what the build itself does).
+ */
+export function compileFiles(files: PackFile[], options: { facts?: Map<string, PatternFacts>; table?: null; withoutCauseRules?: CompileOptions['withoutCauseRules'] } = {}): CompiledPack {
+  const table = options.table === null ? undefined : precompiledTable();
   try {
-    return compilePack(files.map((f) => f.data), { ...patternAnalysis(precompiledTable(), options.facts), withoutCauseRules: options.withoutCauseRules });
+    return compilePack(files.map((f) => f.data), { ...patternAnalysis(table, options.facts), withoutCauseRules: options.withoutCauseRules });
   } catch (error) {
     if (error instanceof RuleCompileError) throw new PackError([locateCompileError(files, error)]);
     throw error;
@@ -146,6 +141,7 @@ function locateCompileError(files: PackFile[], error: RuleCompileError): Diagnos
 }
 
 export { findRulePath };
+export { FAMILIES, resolvePackRef, shippedRulesDir } from './shipped-rules.js';
 
 function defaultDisplay(file: string): string {
   const rules = shippedRulesDir();

@@ -6,8 +6,8 @@
  * Never required: a missing, stale, corrupt or unwritable cache means the pack is read the
  * careful way, and what that gives is exactly what the cache would have given.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PackSource } from '../core/pack-types.js';
@@ -85,6 +85,8 @@ function sha256Of(path: string): string | undefined {
 }
 
 function sha256(text: string): string {
+  // Required on first use: a watch of a shipped pack never hashes anything.
+  const { createHash } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
   return createHash('sha256').update(text).digest('hex');
 }
 

@@ -8,15 +8,10 @@
 import type { CompileOptions } from '../core/compile-pack.js';
 import { firstUnits } from './first-units.js';
 import { requiredLiterals } from './literals.js';
-import { patternKey, precompiledTable, type PrecompiledTable } from './precompiled-packs.js';
+import { lookupAnalysis, type PatternFacts } from './pattern-lookup.js';
+import { precompiledTable, type PrecompiledTable } from './precompiled-packs.js';
 
-/** One pattern's analysis, as the build's table stores it. */
-export interface PatternFacts {
-  literals: string[] | null;
-  firstUnits: string | null;
-  /** For a pattern without `literals`: required literals of 2+ characters (null: none known). */
-  shortLiterals: string[] | null;
-}
+export type { PatternFacts } from './pattern-lookup.js';
 
 /** Reads one pattern's syntax tree; a pattern regexpp cannot parse (V8 compiled it) is unknown: it runs on every frame. */
 export function analysePattern(pattern: string, ignoreCase: boolean): PatternFacts {
@@ -38,22 +33,5 @@ export function analysePattern(pattern: string, ignoreCase: boolean): PatternFac
  * looked up or read (what a pack cache keeps).
  */
 export function patternAnalysis(table: PrecompiledTable | undefined = precompiledTable(), read = new Map<string, PatternFacts>()): CompileOptions {
-  const factsOf = (pattern: string, ignoreCase: boolean): PatternFacts => {
-    const key = patternKey(pattern, ignoreCase);
-    let facts = read.get(key);
-    if (facts === undefined) {
-      facts = table && key in table.literals ? fromTable(table, key) : analysePattern(pattern, ignoreCase);
-      read.set(key, facts);
-    }
-    return facts;
-  };
-  return {
-    literalsOf: (pattern, ignoreCase) => factsOf(pattern, ignoreCase).literals,
-    firstUnitsOf: (pattern, ignoreCase) => factsOf(pattern, ignoreCase).firstUnits,
-    shortLiteralsOf: (pattern, ignoreCase) => factsOf(pattern, ignoreCase).shortLiterals,
-  };
-}
-
-function fromTable(table: PrecompiledTable, key: string): PatternFacts {
-  return { literals: table.literals[key] ?? null, firstUnits: table.firstUnits[key] ?? null, shortLiterals: table.shortLiterals?.[key] ?? null };
+  return lookupAnalysis(table, read, analysePattern);
 }

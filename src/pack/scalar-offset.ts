@@ -2,10 +2,12 @@
  * Maps an index into a YAML scalar's value back to its place in the file, so a problem found
  * in a pattern (`(?<=` at index 12) is reported at its own column, past quotes and escapes.
  */
-import { isScalar, Scalar, type Node } from 'yaml';
+import type { Node } from 'yaml';
+import { yamlModule } from './yaml-module.js';
 
 /** File offset of character `index` of the scalar's value; the scalar's start when unknown. */
 export function scalarOffset(text: string, node: Node | undefined, index: number): number {
+  const { isScalar, Scalar } = yamlModule();
   if (!node || !isScalar(node) || !node.range) return node?.range?.[0] ?? 0;
   const [start, end] = node.range;
   switch (node.type) {

@@ -1,6 +1,7 @@
 /** Parses a pack's YAML keeping positions, so every problem can be located at file:line:col. */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import type { Diagnostic } from './diagnostic.js';
+import { yamlModule } from './yaml-module.js';
 
 export interface YamlSource {
   file: string;
@@ -10,6 +11,7 @@ export interface YamlSource {
 }
 
 export function parseYamlSource(file: string, text: string): { source: YamlSource; diagnostics: Diagnostic[] } {
+  const { LineCounter, parseDocument } = yamlModule();
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const diagnostics: Diagnostic[] = [];
@@ -23,6 +25,7 @@ export function parseYamlSource(file: string, text: string): { source: YamlSourc
 
 /** The node at a path (`['stages', 3, 'markers']`), or the deepest ancestor that exists. */
 export function nodeAt(source: YamlSource, path: readonly (string | number)[]): { node: Node | undefined; key?: Node } {
+  const { isMap, isScalar, isSeq } = yamlModule();
   let node: unknown = source.document.contents;
   let key: Node | undefined;
   for (const part of path) {

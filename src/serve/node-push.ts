@@ -4,7 +4,7 @@
  * is also that node's heartbeat. The only route that is not GET: it takes a bearer token
  * (compared in constant time) and a capped body, and hands the parsed lines to the group.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { send, TEXT_TYPE } from './status-routes.js';
 
@@ -54,6 +54,8 @@ export function handleNodePush(req: IncomingMessage, res: ServerResponse, node: 
 /** Digests of equal length, so the comparison takes the same time whatever the token's length or content. */
 export function tokenMatches(header: string | undefined, token: string): boolean {
   const given = /^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '';
+  // Required here, not imported: only a multi-node head checks tokens, and every start loads this file.
+  const { createHash, timingSafeEqual } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
   const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
   return timingSafeEqual(digest(given), digest(token)) && given !== '';
 }

@@ -5,7 +5,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { METRICS_CONTENT_TYPE, metricsText } from '../status/metrics-text.js';
-import { livePageHtml } from '../report/live-page.js';
 import type { StatusModel } from '../status/status-model.js';
 
 export type Route = (request: IncomingMessage, response: ServerResponse) => void;
@@ -18,10 +17,11 @@ export interface RouteContext {
 
 export function statusRoutes({ model, events }: RouteContext): Map<string, Route> {
   const status = (): string => `${JSON.stringify(model.snapshot())}\n`;
-  // The live page is the same text every time: built on the first visit only.
-  let page: string | undefined;
+  // The live page is the same text every time: built on the first visit only, and its drawing
+  // code loaded only then (a watch nobody opens in a browser never pays for it).
+  let page: Promise<string> | undefined;
   return new Map<string, Route>([
-    ['/', (_req, res) => send(res, { status: 200, type: HTML_TYPE, body: (page ??= livePageHtml()) })],
+    ['/', (_req, res) => void (page ??= import('../report/live-page.js').then((m) => m.livePageHtml())).then((body) => send(res, { status: 200, type: HTML_TYPE, body }))],
     ['/livez', (_req, res) => send(res, { status: 200, type: TEXT_TYPE, body: 'live\n' })],
     ['/startupz', (_req, res) => send(res, { status: model.started ? 200 : 503, type: JSON_TYPE, body: status() })],
     ['/readyz', (_req, res) => send(res, { status: model.ready ? 200 : 503, type: JSON_TYPE, body: status() })],

@@ -18,7 +18,7 @@ import { requiredLiterals } from '../../src/pack/literals.js';
 import { FAMILIES, loadPack, readPackWithIncludes, resolvePackRef } from '../../src/pack/load-pack.js';
 import { buildPrecompiledTable } from '../../src/pack/precompile-packs.js';
 import { patternAnalysis } from '../../src/pack/pattern-analysis.js';
-import { precompiledSources } from '../../src/pack/precompiled-packs.js';
+import { patternKey, precompiledSources } from '../../src/pack/precompiled-packs.js';
 import { classifyText } from '../../src/replay/run-case.js';
 
 const analysis: CompileOptions = {
@@ -143,6 +143,17 @@ describe('the build-time table', () => {
     expect(fromTable.prefixes.map((p) => p.firstUnits)).toEqual(fromYaml.prefixes.map((p) => p.firstUnits));
     expect(fromTable.prefilter.literalCount).toBe(fromYaml.prefilter.literalCount);
     expect(fromTable.allRules.map((r) => r.id)).toEqual(loadPack(family).allRules.map((r) => r.id));
+  });
+
+  it.for(FAMILIES)('%s: knows every pattern compiling the pack asks about, of every rule kind (none is analysed at load)', (family) => {
+    const asked = new Set<string>();
+    const note = (pattern: string, ignoreCase: boolean): null => {
+      asked.add(patternKey(pattern, ignoreCase));
+      return null;
+    };
+    compilePack(sourcesOf(family), { literalsOf: note, firstUnitsOf: note, shortLiteralsOf: note });
+    expect(asked.size).toBeGreaterThan(100);
+    expect([...asked].filter((key) => !(key in table.literals))).toEqual([]);
   });
 
   it('is not used for a file whose text changed since the build', () => {

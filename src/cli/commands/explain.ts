@@ -64,7 +64,7 @@ export async function explainCommand(args: string[], io: Io): Promise<number> {
   if (!existsSync(path)) throw new InputError(`no such file: ${file}`);
   if (!statSync(path).isFile()) throw new InputError(`not a regular file: ${file}`);
   const idleFlag = durationOption('then-idle', values['then-idle']);
-  const { packs, family } = packsOption(values.pack === undefined ? undefined : resolvePackArg(values.pack, io.cwd), io.env);
+  const { packs, family } = await packsOption(values.pack === undefined ? undefined : resolvePackArg(values.pack, io.cwd), io.env);
   const expectFile = path.endsWith('.log') && existsSync(expectFileFor(path)) ? expectFileFor(path) : undefined;
   const expected = expectFile ? readExpectationArg(expectFile) : undefined;
   const thenIdleMs = idleFlag ?? expected?.thenIdleMs;

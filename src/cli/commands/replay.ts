@@ -15,7 +15,7 @@ import { replayReporter, type ReplayFormat } from '../reporters/replay-reporters
 import { InputError, UsageError } from '../errors.js';
 import { write, type Io } from '../io-context.js';
 import { durationOption, packRefOption } from '../options.js';
-import { replayHistoryHelp, replayMemory } from '../history-flags.js';
+import { replayHistoryHelp, replayMemory } from '../replay-history-flags.js';
 import { parseOptions } from '../parse-options.js';
 import { jobsOption, replayThreads } from '../replay-jobs.js';
 

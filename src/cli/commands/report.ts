@@ -84,7 +84,7 @@ export async function reportCommand(args: string[], io: Io): Promise<number> {
   const records = store === undefined ? [] : readRecords(store, io, values.history === true);
   const model = values.history
     ? historyModel(records, { model: values.model, last: lastOption(values.last) })
-    : logsModel({ io, files: positionals, nodes, records, pack: values.pack, thenIdle: values['then-idle'] });
+    : await logsModel({ io, files: positionals, nodes, records, pack: values.pack, thenIdle: values['then-idle'] });
   const html = renderReport(model, { note: `made by spinup report from ${model.starts.length} start${model.starts.length === 1 ? '' : 's'}` });
   if (values.output === '-') {
     write(io.stdout, html);
@@ -126,8 +126,8 @@ function readRecords(path: string, io: Io, required: boolean): StartRecord[] {
   return read.records;
 }
 
-function logsModel(params: { io: Io; files: string[]; nodes: { node: string; file: string }[]; records: StartRecord[]; pack?: string; thenIdle?: string }): ReportModel {
-  const { packs, family } = packsOption(params.pack === undefined ? undefined : /[\\/]|\.ya?ml$/.test(params.pack) ? resolve(params.io.cwd, params.pack) : params.pack, params.io.env);
+async function logsModel(params: { io: Io; files: string[]; nodes: { node: string; file: string }[]; records: StartRecord[]; pack?: string; thenIdle?: string }): Promise<ReportModel> {
+  const { packs, family } = await packsOption(params.pack === undefined ? undefined : /[\\/]|\.ya?ml$/.test(params.pack) ? resolve(params.io.cwd, params.pack) : params.pack, params.io.env);
   const idleFlag = durationOption('then-idle', params.thenIdle);
   const host = hostname();
   const replay = (file: string): { trace: LogTrace; path: string } => {

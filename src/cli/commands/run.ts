@@ -76,7 +76,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     return EXIT.usage;
   }
   const { options } = parsed;
-  const { packs, family: packFamily } = packsOption(options.pack, io.env);
+  const { packs, family: packFamily } = await packsOption(options.pack, io.env);
   const commandFamily = packFamily === undefined ? familyFromCommand({ command: options.command, args: options.args, packs }) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
   const memory = startMemory({ io, flags: options.history, session: { packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } }, source: 'run' });

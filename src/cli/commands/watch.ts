@@ -20,7 +20,7 @@ import { outliveHangup } from '../outlive-hangup.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from '../history-flags.js';
 import { systemClock } from '../../io/wall-clock.js';
-import { groupOptionsHelp, isGroupWatch, watchGroupCommand } from '../watch-group.js';
+import { groupOptionsHelp, isGroupWatch } from '../watch-group-args.js';
 import { parseOptions } from '../parse-options.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
@@ -84,6 +84,8 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   if (isGroupWatch(positionals, values)) {
+    // The nodes of one start: loaded only for a group, which a one-log watch never pays for.
+    const { watchGroupCommand } = await import('../watch-group.js');
     return watchGroupCommand({
       listen: listenOption(values.listen),
       noState: Boolean(values['no-state']),
@@ -111,7 +113,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   const listen = listenOption(values.listen);
   const path = target === '-' ? undefined : resolve(io.cwd, target);
   if (path && !follow) checkReadable(path, target);
-  const { packs, family } = packsOption(values.pack, io.env);
+  const { packs, family } = await packsOption(values.pack, io.env);
 
   const memory = startMemory({ io, flags: values, session: { packs, family, classifier: { stallOverrideMs } }, source: 'watch', log: path ?? '-' });
   const session = memory.session;
