@@ -55,6 +55,8 @@ const RULES = ALWAYS | AFTER_READY | BEFORE_VERDICT;
 const GAP_MARKER = Buffer.from('# [');
 /** Prefix shapes seen within one second: SGLang's ranked and unranked lines, uvicorn's, ... */
 const MAX_REFERENCES = 8;
+/** Lines whose quietText answer is remembered: a flood's few repeated shapes, not a log's variety. */
+const MAX_QUIET_ANSWERS = 256;
 const TIME_GROUPS = ['(?<time>\\d{2}:\\d{2}:\\d{2})', '(?<time>\\d{1,2}:\\d{2}:\\d{2})'];
 
 export class QuietLines {
@@ -62,6 +64,9 @@ export class QuietLines {
   private refRun: object | undefined;
   private refEpoch = -1;
   private readonly afterVerdict = new AfterVerdict();
+  /** Core's answers to `quietText` for the pack `quietPack`, by line text (see `quietText`). */
+  private readonly quietAnswers = new Map<string, boolean>();
+  private quietPack: CompiledPack | undefined;
   /** The bytes of the line read last, while a repeat of it would change nothing but the last line. */
   private repeat: Buffer | undefined;
 
@@ -93,7 +98,7 @@ export class QuietLines {
     if (found & MUST_READ_BEFORE_VERDICT) return FEED;
     if (scanner.stampEnd >= 0 && !this.sameTimestamp(now, chunk, start, end, scanner.stampEnd)) return FEED;
     // A rule's literal is no match: core parses the line and says whether any rule would act on it.
-    if (found & RULES && !now.quietText(chunk.toString('utf8', start, end))) return FEED;
+    if (found & RULES && !this.quietText(now, chunk.toString('utf8', start, end))) return FEED;
     // Before a verdict a quiet line still sets the last line and the time of the last activity.
     return SKIP;
   }
@@ -145,6 +150,25 @@ export class QuietLines {
   /** Whether `chunk[start, end)` is `repeat` (by default the line read last, while a repeat of it changes nothing but the last line). */
   isRepeat(chunk: Buffer, start: number, end: number, repeat = this.repeat): boolean {
     return repeat !== undefined && end - start === repeat.length && chunk.compare(repeat, 0, repeat.length, start, end) === 0;
+  }
+
+  /**
+   * Core's `quietText`, remembered by text: before a verdict its answer depends on nothing but the
+   * text and the pack (it parses and matches the line, both pure), and a flood repeats a few
+   * such lines by the ten thousand (NCCL's `NVLS multicast support is not available on dev 0`
+   * from each rank holds a failure rule's literal).
+   */
+  private quietText(now: Skippable, text: string): boolean {
+    if (now.pack !== this.quietPack) {
+      this.quietAnswers.clear();
+      this.quietPack = now.pack;
+    }
+    const known = this.quietAnswers.get(text);
+    if (known !== undefined) return known;
+    const quiet = now.quietText(text);
+    if (this.quietAnswers.size >= MAX_QUIET_ANSWERS) this.quietAnswers.clear();
+    this.quietAnswers.set(text, quiet);
+    return quiet;
   }
 
   private sameTimestamp(now: Skippable, chunk: Buffer, start: number, end: number, stampEnd: number): boolean {
