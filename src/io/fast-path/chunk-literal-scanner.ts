@@ -63,8 +63,6 @@ export class ChunkLiteralScanner {
   private nextLong = -1;
   private nextShort: number[] = [];
   private readonly stamps: boolean;
-  private wordsBuffer: ArrayBufferLike | undefined;
-  private words: Uint32Array | undefined;
 
   constructor(literals: readonly Uint8Array[], options: { stamps?: boolean } = {}) {
     if (literals.some((l) => l.length === 0)) throw new RangeError('ChunkLiteralScanner: empty literal');
@@ -98,7 +96,7 @@ export class ChunkLiteralScanner {
     this.searchedFrom = start;
     // A cached occurrence before `start` was passed by the caller: search on from `start`.
     if (this.nextLong === UNKNOWN || (this.nextLong >= 0 && this.nextLong < start)) this.nextLong = this.findLong(chunk, start, end);
-    // Asked again for every line a literal is on (a shard bar each fifth line): nothing allocated per call.
+    // Asked again for every line a literal is on (a shard bar each fifth line): no closure per call.
     for (let k = 0; k < this.short.length; k++) {
       const next = this.nextShort[k]!;
       if (next === UNKNOWN || (next >= 0 && next < start)) this.nextShort[k] = this.findShort(this.short[k]!, chunk, start, end);
@@ -111,16 +109,17 @@ export class ChunkLiteralScanner {
   /** Where the first long literal in `chunk[start, end)` begins, or -1. */
   private findLong(chunk: Uint8Array, start: number, end: number): number {
     if (this.long.length === 0 && !this.stamps) return -1;
-    // Words wholly inside [start, end), aligned in memory: [first, last) of the buffer's words.
+    // Words wholly inside [start, end), aligned in memory.
     const first = Math.ceil((chunk.byteOffset + start) / WORD);
     const last = Math.floor((chunk.byteOffset + end) / WORD);
     if (last <= first) return -1;
-    const words = this.wordsOf(chunk.buffer);
-    const base = -chunk.byteOffset;
+    const words = new Uint32Array(chunk.buffer, first * WORD, last - first);
+    const base = first * WORD - chunk.byteOffset;
     const table = this.table;
-    let w = first;
+    const count = words.length;
+    let w = 0;
     // Four words a turn: one branch for four probes, as almost every probe misses.
-    for (const whole = last - ((last - first) % 4); w < whole; w += 4) {
+    for (const whole = count - (count % 4); w < whole; w += 4) {
       const any =
         table[Math.imul(words[w]!, HASH) >>> SHIFT]! |
         table[Math.imul(words[w + 1]!, HASH) >>> SHIFT]! |
@@ -134,20 +133,11 @@ export class ChunkLiteralScanner {
         if (at !== -1) return at;
       }
     }
-    for (; w < last; w++) {
+    for (; w < count; w++) {
       const at = this.probe(chunk, words[w]!, base + w * WORD, start, end);
       if (at !== -1) return at;
     }
     return -1;
-  }
-
-  /** The words of a whole buffer, one view per buffer (a view per search cost a collection every few thousand lines). */
-  private wordsOf(buffer: ArrayBufferLike): Uint32Array {
-    if (this.wordsBuffer !== buffer) {
-      this.wordsBuffer = buffer;
-      this.words = new Uint32Array(buffer, 0, Math.floor(buffer.byteLength / WORD));
-    }
-    return this.words!;
   }
 
   /** Where the long literal (or stamp) that the word at `wordAt` stands for begins, if it is there; else -1. */
