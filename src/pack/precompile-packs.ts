@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PackSource } from '../core/pack-types.js';
 import { formatDiagnostic, PackError } from './diagnostic.js';
 import { compileFiles, readPackWithIncludes, shippedRulesDir } from './load-pack.js';
-import { analysePattern } from './pattern-analysis.js';
+import { analysePattern, type PatternFacts } from './pattern-analysis.js';
 import { PRECOMPILED_FILE, PRECOMPILED_VERSION, patternKey, type PrecompiledTable } from './precompiled-packs.js';
 
 export function buildPrecompiledTable(rulesDir = shippedRulesDir()): PrecompiledTable {
@@ -18,10 +18,15 @@ export function buildPrecompiledTable(rulesDir = shippedRulesDir()): Precompiled
   for (const name of readdirSync(rulesDir).filter((f) => f.endsWith('.yaml')).sort()) {
     const { files, diagnostics } = readPackWithIncludes(join(rulesDir, name));
     if (diagnostics.length > 0) throw new PackError(diagnostics);
-    compileFiles(files);
+    // Every pattern the compiler asks about, whatever kind of rule holds it (cause tables,
+    // symptoms, remedies too): one it does not find here is analysed at every start.
+    const asked = new Map<string, PatternFacts>();
+    compileFiles(files, { facts: asked });
     const own = files[0]!;
     table.packs[name] = { text: own.source.text, data: own.data };
-    for (const { pattern, ignoreCase } of patternsOf(own.data)) {
+    // Analysed afresh below: what `asked` holds may come from an older build's table.
+    const compiled = [...asked.keys()].map((key) => ({ pattern: key.slice(1), ignoreCase: key.startsWith('i') }));
+    for (const { pattern, ignoreCase } of [...patternsOf(own.data), ...compiled]) {
       const key = patternKey(pattern, ignoreCase);
       if (key in table.literals) continue;
       const facts = analysePattern(pattern, ignoreCase);
