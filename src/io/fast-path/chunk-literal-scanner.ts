@@ -63,6 +63,9 @@ export class ChunkLiteralScanner {
   private nextLong = -1;
   private nextShort: number[] = [];
   private readonly stamps: boolean;
+  /** The aligned words of the chunk's searched range, from word `wordsFrom` of its buffer on. */
+  private words: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+  private wordsFrom = 0;
 
   constructor(literals: readonly Uint8Array[], options: { stamps?: boolean } = {}) {
     if (literals.some((l) => l.length === 0)) throw new RangeError('ChunkLiteralScanner: empty literal');
@@ -92,6 +95,11 @@ export class ChunkLiteralScanner {
       this.end = end;
       this.nextLong = UNKNOWN;
       this.nextShort = this.short.map(() => UNKNOWN);
+      // One view of the range's aligned words per chunk, not one per search: asked again at
+      // every line a literal is on (a shard bar each fifth line), a view each time cost 10 %.
+      this.wordsFrom = Math.ceil((chunk.byteOffset + start) / WORD);
+      const wordsTo = Math.floor((chunk.byteOffset + end) / WORD);
+      this.words = new Uint32Array(chunk.buffer, this.wordsFrom * WORD, Math.max(0, wordsTo - this.wordsFrom));
     }
     this.searchedFrom = start;
     // A cached occurrence before `start` was passed by the caller: search on from `start`.
@@ -109,17 +117,16 @@ export class ChunkLiteralScanner {
   /** Where the first long literal in `chunk[start, end)` begins, or -1. */
   private findLong(chunk: Uint8Array, start: number, end: number): number {
     if (this.long.length === 0 && !this.stamps) return -1;
-    // Words wholly inside [start, end), aligned in memory.
-    const first = Math.ceil((chunk.byteOffset + start) / WORD);
-    const last = Math.floor((chunk.byteOffset + end) / WORD);
-    if (last <= first) return -1;
-    const words = new Uint32Array(chunk.buffer, first * WORD, last - first);
-    const base = first * WORD - chunk.byteOffset;
+    // Words wholly inside [start, end), aligned in memory: the chunk's words from `start`'s on.
+    const words = this.words;
+    const base = this.wordsFrom * WORD - chunk.byteOffset;
     const table = this.table;
     const count = words.length;
-    let w = 0;
-    // Four words a turn: one branch for four probes, as almost every probe misses.
-    for (const whole = count - (count % 4); w < whole; w += 4) {
+    let w = Math.ceil((chunk.byteOffset + start) / WORD) - this.wordsFrom;
+    if (w >= count) return -1;
+    // Four words a turn: one branch for four probes, as almost every probe misses. The loop runs
+    // to the view's own length (a bound computed otherwise measured 40 % slower in V8).
+    for (const whole = count - ((count - w) % 4); w < whole; w += 4) {
       const any =
         table[Math.imul(words[w]!, HASH) >>> SHIFT]! |
         table[Math.imul(words[w + 1]!, HASH) >>> SHIFT]! |
