@@ -31,7 +31,9 @@ export interface Skippable {
   repeatsLastLine: boolean;
   /**
    * For a line that holds a literal but no traceback cue: whether reading it would change no more
-   * than a line without literals (Classifier.quietText; it parses and matches the line).
+   * than a line without literals (Classifier.quietText; it parses and matches the line). While
+   * `scope` is `beforeVerdict` the answer depends on the text alone (parsing and matching are
+   * pure), so a reader may remember it for a text it meets again.
    */
   quietText: (text: string) => boolean;
 }

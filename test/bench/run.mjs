@@ -84,7 +84,7 @@ async function main() {
   const packState = join(dir, 'user-pack-state');
   const watch = (log, extra = {}) => ({ log, command: BIN, args: ['watch', '--no-follow', '--pack', extra.pack ?? 'sglang', extra.pipe ? '-' : log.file], pipe: extra.pipe ? log.file : undefined, stateDir: extra.stateDir, check: spinupFailedOom });
   const grep = (log, row) => ({ row, name: `grep -cE '${SEED_REGEX}'`, log, command: 'grep', args: ['-cE', SEED_REGEX, log.file], grep: true });
-  const tools = [
+  const allTools = [
     { row: 'a', name: 'spinup watch --no-follow --pack sglang  (NCCL flood, pre-verdict)', ...watch(flood), vs: 'grep a' },
     grep(flood, 'grep a'),
     { row: 'b', name: 'spinup watch ... (NCCL flood, 1 line in 5 a shard bar)', ...watch(floodBars), vs: 'grep b' },
@@ -105,7 +105,11 @@ async function main() {
     { name: 'spinup watch --no-follow --pack sglang -  (serving log, stdin pipe)', ...watch(big, { pipe: true }), vs: 'd' },
     { name: 'spinup watch --no-follow --pack sglang  (NCCL flood)', ...watch(floodSmall) },
     { name: 'spinup watch --no-follow --pack sglang  (NCCL flood)', ...watch(floodBig) },
-  ].filter((tool) => only === undefined || tool.name.includes(only) || (only === 'status-api' && tool.api !== undefined) || (tool.grep && tool.row === 'grep d'));
+  ];
+  const chosen = (tool) => only === undefined || tool.name.includes(only) || (only === 'status-api' && tool.api !== undefined) || (tool.grep && tool.row === 'grep d');
+  // A row measured is measured beside what it is a ratio to (`--only NCCL`: rows a, b, c and their greps).
+  const referenced = new Set(allTools.filter(chosen).map((tool) => tool.vs));
+  const tools = allTools.filter((tool) => chosen(tool) || (tool.row !== undefined && referenced.has(tool.row)));
   const samples = new Map(tools.map((tool) => [tool, []]));
   for (const tool of tools.filter((t) => t.warmUp)) {
     say(`warming up (not measured): ${tool.name}`);

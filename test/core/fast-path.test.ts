@@ -10,7 +10,8 @@
  * are compared from the start of the run they belong to (a new run starts a clock of its own),
  * and the time of a failure after ready is not compared.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/core/events.js';
@@ -20,6 +21,8 @@ import { analysedPack } from '../helpers/analysed-pack.js';
 import { sglangHealthyStart, SGLANG_READY } from '../helpers/log-lines.js';
 import { repoRoot } from '../helpers/run-main.js';
 import { randomFloats as prng } from '../hostile/random.js';
+// @ts-expect-error: the bench's generator is plain JavaScript without types.
+import { generateFloodStart } from '../bench/generate-flood.mjs';
 
 
 const packs = [analysedPack('sglang'), analysedPack('vllm')];
@@ -184,6 +187,24 @@ describe('the fast path changes nothing on a generated serving log', () => {
   });
 });
 
+describe('the fast path changes nothing on a generated pre-verdict NCCL flood (the bench rows a and b)', () => {
+  const flood = (progressEvery: number): Buffer => {
+    const file = join(mkdtempSync(join(tmpdir(), 'spinup-flood-')), 'flood.log');
+    generateFloodStart(file, { size: 3e6, seed: 20261201, progressEvery });
+    return readFileSync(file);
+  };
+
+  it.for<[string, number, number]>([
+    ['NCCL chatter only', 0, 0.95],
+    ['one line in five a shard-bar frame', 5, 0.9],
+    ['every other line a shard-bar frame', 2, 0.8],
+  ])('%s', async ([, progressEvery, unread]) => {
+    const bytes = flood(progressEvery);
+    expect(await expectSame(bytes, { family: 'sglang', chunks: 1 << 20 })).toBeGreaterThan(unread);
+    expect(await expectSame(bytes, { family: 'sglang', chunks: { seed: 7 } })).toBeGreaterThan(0.5);
+  });
+});
+
 /** One frame of the shard bar on a line of its own, as tqdm prints it into a log. */
 function shardBar(done: number, elapsed: string): string {
   return `Loading safetensors checkpoint shards: ${String(Math.floor((done / 49) * 100)).padStart(3)}% Completed | ${done}/49 [${elapsed}<00:25,  1.75it/s]`;
@@ -218,6 +239,9 @@ describe('the fast path changes nothing where it once did, or nearly', () => {
     // The bar's elapsed time moves the clock while the bar is stuck (no activity); the chatter after
     // it is activity, and a redraw after that must not stand for it (the stall is timed from it).
     ['a stuck bar moves the clock, chatter, a redraw, then a line past the budget from the bar', [...start, shardBar(3, '00:03'), shardBar(3, '40:00'), 'chatter', shardBar(3, '40:00'), sg('13:30:00', 'chatter')]],
+    ['a redrawn bar, then a line that begins with it and goes on', [...start, shardBar(3, '00:03'), 'chatter', shardBar(3, '00:03'), `${shardBar(3, '00:03')} RuntimeError: CUDA error: an illegal memory access was encountered`, 'chatter']],
+    ['a redrawn bar, then the same bar twice on one line', [...start, shardBar(3, '00:03'), shardBar(3, '00:03'), `${shardBar(3, '00:03')}\r${shardBar(3, '00:03')}`, shardBar(3, '00:03'), 'chatter']],
+    ['a redrawn bar, then the chunk ends on it', [...start, shardBar(3, '00:03'), 'chatter', shardBar(3, '00:03'), shardBar(3, '00:03')]],
     ['a redrawn bar, then silence past the budget', [...start, shardBar(3, '00:03'), 'chatter', shardBar(3, '00:03'), sg('13:30:00', 'chatter'), shardBar(3, '00:03'), 'chatter']],
   ])('%s', async ([, lines]) => {
     const bytes = Buffer.from(`${lines.join('\n')}\n`);

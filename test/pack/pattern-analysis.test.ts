@@ -13,6 +13,7 @@ import { quietFor } from '../helpers/quiet-for.js';
 import { loadPack, readPackWithIncludes, resolvePackRef, shippedRulesDir } from '../../src/pack/load-pack.js';
 import { packCacheDir, readPackCache } from '../../src/pack/pack-cache.js';
 import { buildPrecompiledTable } from '../../src/pack/precompile-packs.js';
+import { patternKey } from '../../src/pack/precompiled-packs.js';
 import { analysePattern, patternAnalysis } from '../../src/pack/pattern-analysis.js';
 import { sglangHealthyStart } from '../helpers/log-lines.js';
 import { runMain } from '../helpers/run-main.js';
@@ -69,6 +70,21 @@ describe('the build-time table is a start-up cache only', () => {
     expect(without.prefilter.alwaysRun).toBe(withTable.prefilter.alwaysRun);
     expect(without.prefilter.quietLiterals()).toEqual(withTable.prefilter.quietLiterals());
     expect(without.prefixes.map((p) => p.firstUnits)).toEqual(withTable.prefixes.map((p) => p.firstUnits));
+  });
+
+  it.for(['sglang', 'vllm'])('knows every pattern compiling the shipped %s pack asks about, of every kind of rule', (family) => {
+    const files = readPackWithIncludes(resolvePackRef(family)).files.map((f) => f.data);
+    const asked: string[] = [];
+    const analysis = patternAnalysis(table);
+    compilePack(files, {
+      ...analysis,
+      literalsOf: (pattern, ignoreCase) => {
+        asked.push(patternKey(pattern, ignoreCase));
+        return analysis.literalsOf!(pattern, ignoreCase);
+      },
+    });
+    expect(asked.length).toBeGreaterThan(100);
+    expect(asked.filter((key) => !(key in table.literals))).toEqual([]);
   });
 
   it('a pattern the analyser cannot read is unknown (it runs on every frame), not an error', () => {

@@ -53,8 +53,12 @@ const RELEVANT: Record<QuietScope, number> = { always: ALWAYS | CODES, afterRead
 const MUST_READ_BEFORE_VERDICT = CUES | CODES;
 const RULES = ALWAYS | AFTER_READY | BEFORE_VERDICT;
 const GAP_MARKER = Buffer.from('# [');
+const LF = 10;
+const CR = 13;
 /** Prefix shapes seen within one second: SGLang's ranked and unranked lines, uvicorn's, ... */
 const MAX_REFERENCES = 8;
+/** Lines whose quietText answer is remembered: a flood's few repeated shapes, not a log's variety. */
+const MAX_QUIET_ANSWERS = 256;
 const TIME_GROUPS = ['(?<time>\\d{2}:\\d{2}:\\d{2})', '(?<time>\\d{1,2}:\\d{2}:\\d{2})'];
 
 export class QuietLines {
@@ -62,6 +66,11 @@ export class QuietLines {
   private refRun: object | undefined;
   private refEpoch = -1;
   private readonly afterVerdict = new AfterVerdict();
+  /** `repeat`, when `quietTo` may take a line that repeats it as `classify` would (see noteFed). */
+  private absorbable: Buffer | undefined;
+  /** Core's answers to `quietText` for the pack `quietPack`, by line text (see `quietText`). */
+  private readonly quietAnswers = new Map<string, boolean>();
+  private quietPack: CompiledPack | undefined;
   /** The bytes of the line read last, while a repeat of it would change nothing but the last line. */
   private repeat: Buffer | undefined;
 
@@ -93,7 +102,7 @@ export class QuietLines {
     if (found & MUST_READ_BEFORE_VERDICT) return FEED;
     if (scanner.stampEnd >= 0 && !this.sameTimestamp(now, chunk, start, end, scanner.stampEnd)) return FEED;
     // A rule's literal is no match: core parses the line and says whether any rule would act on it.
-    if (found & RULES && !now.quietText(chunk.toString('utf8', start, end))) return FEED;
+    if (found & RULES && !this.quietText(now, chunk.toString('utf8', start, end))) return FEED;
     // Before a verdict a quiet line still sets the last line and the time of the last activity.
     return SKIP;
   }
@@ -107,8 +116,15 @@ export class QuietLines {
     if (now?.scope !== 'beforeVerdict' || now.verdict !== undefined) return start;
     const scanners = scannersFor(now.pack);
     if (!scanners) return start;
-    const hit = scanners.chunk.nextLine(chunk, start, end);
-    return hit === -1 ? end : hit;
+    for (let from = start; ; ) {
+      const hit = scanners.chunk.nextLine(chunk, from, end);
+      if (hit === -1) return end;
+      // A bar redrawn on lines of its own stops the scan on each (its literal): a repeat of the
+      // line read last is REPEAT, as `classify` would say, so the run goes on past it.
+      const repeat = this.absorbable;
+      if (repeat === undefined || hit + repeat.length >= end || chunk[hit + repeat.length] !== LF || !this.isRepeat(chunk, hit, hit + repeat.length)) return hit;
+      from = hit + repeat.length + 1;
+    }
   }
 
   /** After a verdict: where the next line starts that must be read (after-verdict.ts); `start` before one. */
@@ -124,6 +140,10 @@ export class QuietLines {
    */
   noteFed(now: Skippable | undefined, line: SplitLine): boolean {
     this.repeat = now?.repeatsLastLine && line.truncated === 0 ? Buffer.from(line.text) : undefined;
+    // The fast-line reader asks `classify` only about lines without a `\r`; one at a gap marker's
+    // start is FEED there: such a repeat is left to it.
+    const repeat = this.repeat;
+    this.absorbable = repeat !== undefined && !repeat.includes(CR) && !startsWith(repeat, 0, repeat.length, GAP_MARKER) ? repeat : undefined;
     if (!now) return true;
     const { run, epoch, timedPrefix } = now.clock;
     if (timedPrefix !== undefined) {
@@ -145,6 +165,25 @@ export class QuietLines {
   /** Whether `chunk[start, end)` is `repeat` (by default the line read last, while a repeat of it changes nothing but the last line). */
   isRepeat(chunk: Buffer, start: number, end: number, repeat = this.repeat): boolean {
     return repeat !== undefined && end - start === repeat.length && chunk.compare(repeat, 0, repeat.length, start, end) === 0;
+  }
+
+  /**
+   * Core's `quietText`, remembered by text: before a verdict its answer depends on nothing but the
+   * text and the pack (it parses and matches the line, both pure), and a flood repeats a few
+   * such lines by the ten thousand (NCCL's `NVLS multicast support is not available on dev 0`
+   * from each rank holds a failure rule's literal).
+   */
+  private quietText(now: Skippable, text: string): boolean {
+    if (now.pack !== this.quietPack) {
+      this.quietAnswers.clear();
+      this.quietPack = now.pack;
+    }
+    const known = this.quietAnswers.get(text);
+    if (known !== undefined) return known;
+    const quiet = now.quietText(text);
+    if (this.quietAnswers.size >= MAX_QUIET_ANSWERS) this.quietAnswers.clear();
+    this.quietAnswers.set(text, quiet);
+    return quiet;
   }
 
   private sameTimestamp(now: Skippable, chunk: Buffer, start: number, end: number, stampEnd: number): boolean {
@@ -170,14 +209,20 @@ const seen = new Set<QuietScanners>();
 
 /** The pack's scanners, or null when no line can be proven quiet with them. */
 function scannersFor(pack: CompiledPack): QuietScanners | null {
+  // Asked about at every line the scan stops at: the last pack's answer without a map lookup.
+  if (pack === lastPack) return lastScanners;
   let found = scanners.get(pack);
   if (found === undefined) {
     found = buildScanners(pack);
     scanners.set(pack, found);
     if (found) seen.add(found);
   }
+  lastPack = pack;
+  lastScanners = found;
   return found;
 }
+let lastPack: CompiledPack | undefined;
+let lastScanners: QuietScanners | null = null;
 
 function buildScanners(pack: CompiledPack): QuietScanners | null {
   const quiet = pack.prefilter.quietLiterals();

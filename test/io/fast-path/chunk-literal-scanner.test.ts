@@ -121,6 +121,59 @@ describe.for(['plain', 'kernels'] as const)('ChunkLiteralScanner, a chunk in %s 
     expect(naive(bytes, 0, bytes.length)).toBe(noise.length + 1);
   });
 
+  describe('with stamps', () => {
+    const stamped = (): ChunkLiteralScanner => new ChunkLiteralScanner([Buffer.from('Killed')], { stamps: true });
+    const STAMP = /\d:\d\d:\d\d/;
+    const naiveStamp = (bytes: Buffer, start: number): number => {
+      let at = start;
+      for (const line of bytes.toString('latin1', start).split('\n')) {
+        if (STAMP.test(line) || line.includes('Killed')) return at;
+        at += line.length + 1;
+      }
+      return -1;
+    };
+
+    it.for(['1:23:45', '12:34:56', '[2025-03-08 12:00:01 TP0]', 'x 9:59:59', '1:23:45:67'])('finds the stamp in %j at every offset and alignment', (stamp) => {
+      for (let offset = 0; offset < 4; offset++) {
+        for (let before = 0; before < 9; before++) {
+          const bytes = place(`chatter 12:3\n${'x'.repeat(before)}${stamp}${'y'.repeat(before % 3)}\nafter\n`, offset);
+          expect(stamped().nextLine(bytes, 0, bytes.length), `offset ${offset}, ${before} bytes before`).toBe(13);
+        }
+      }
+    });
+
+    it('passes over what only looks like a stamp word by word (NCCL line prefixes, ports, ratios)', () => {
+      const near = ['node01:41200:41900 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC', 'eth0:10.0.0.2<0> 1:2:3 12:345:6 1:23:4 :12: 12:3', 'NCCL INFO CL I  INF :419 01:4 dd:d'];
+      for (let offset = 0; offset < 4; offset++) {
+        const bytes = place(`${near.join('\n')}\n`, offset);
+        expect(stamped().nextLine(bytes, 0, bytes.length), `offset ${offset}`).toBe(-1);
+      }
+    });
+
+    it('agrees with a naive search through random digits and colons', () => {
+      const random = new Random(20261201);
+      const pieces = [':', '0', '1', '9', '12', ':34', '5:', 'node01:412', 'Kill', 'ed', ' ', '\t', 'a'];
+      for (let round = 0; round < 300; round++) {
+        const lines: string[] = [];
+        for (let n = random.int(30); n >= 0; n--) {
+          let line = '';
+          for (let k = random.int(16); k >= 0; k--) line += pieces[random.int(pieces.length)];
+          lines.push(line);
+        }
+        const bytes = place(lines.join('\n'), random.int(4));
+        const subject = stamped();
+        for (let start = 0; start < bytes.length; ) {
+          const expected = naiveStamp(bytes, start);
+          expect(subject.nextLine(bytes, start, bytes.length), `round ${round} from ${start}`).toBe(expected);
+          if (expected === -1) break;
+          const lf = bytes.indexOf(10, expected);
+          if (lf === -1) break;
+          start = lf + 1;
+        }
+      }
+    });
+  });
+
   it('refuses an empty literal', () => {
     expect(() => new ChunkLiteralScanner([new Uint8Array(0)])).toThrow(RangeError);
   });

@@ -10,7 +10,8 @@ import { guardFrame } from '../../../src/core/line-guard.js';
 import type { CompiledPack, PackSource } from '../../../src/core/pack-types.js';
 import { parseFrame } from '../../../src/core/parse-line.js';
 import { Session } from '../../../src/core/session.js';
-import { DROP, FEED, SKIP, type Quiet } from '../../../src/io/fast-path/quiet-lines.js';
+import type { Skippable } from '../../../src/core/skippable.js';
+import { DROP, FEED, QuietLines, SKIP, type Quiet } from '../../../src/io/fast-path/quiet-lines.js';
 import { quietFor } from '../../helpers/quiet-for.js';
 import { analysedPack, analysis } from '../../helpers/analysed-pack.js';
 import { sg, sglangHealthyStart, SGLANG_READY } from '../../helpers/log-lines.js';
@@ -54,6 +55,24 @@ describe('QuietLines before a verdict', () => {
     ['the same prefixes, then another stamp', sg('12:00:07', 'INFO 03-08 12:00:09 [x.py:1] chatter', 'TP0'), FEED],
   ])('%s', ([, text, expected]) => {
     expect(ask(text)).toBe(expected);
+  });
+
+  it('asks core once about a line with a rule literal that it meets again, and answers the same', () => {
+    const session = new Session({ packs, family: 'sglang' });
+    start.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
+    const quiet = new QuietLines();
+    const asked: string[] = [];
+    const now = (): Skippable => {
+      const core = session.skippable()!;
+      return { ...core, quietText: (text) => (asked.push(text), core.quietText(text)) };
+    };
+    const nvls = Buffer.from('node01:41200:41900 [0] NCCL INFO NVLS multicast support is not available on dev 0\n');
+    const port = Buffer.from('Port is already in use. dist_init_port=31000\n');
+    for (let round = 0; round < 3; round++) {
+      expect(quiet.classify(now(), nvls, 0, nvls.length - 1)).toBe(SKIP);
+      expect(quiet.classify(now(), port, 0, port.length - 1)).toBe(FEED);
+    }
+    expect(asked).toEqual([nvls.toString().trim(), port.toString().trim()]);
   });
 
   it('reads every line until the family is known, and before the run has started', () => {
