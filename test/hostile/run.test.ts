@@ -75,6 +75,17 @@ describe('spinup run with a server that misbehaves', () => {
     expect(isAlive(server!)).toBe(false);
   });
 
+  it('a server that closes its output and runs on: --timeout still decides (STALLED), and it is stopped', async () => {
+    // The end of the output is not the end of the run: the loop's deciders go on ticking.
+    const { w } = run(['--timeout', '1s', '--grace', '1s'], ['sh', '-c', 'echo "server starting"; exec >/dev/null 2>&1; exec sleep 30']);
+    await w.untilStderr('started pid');
+    const [server] = trackPrinted(w);
+    expect(await w.finished(10_000), w.dump()).toEqual({ code: 2, signal: null });
+    expect(w.stderr).toContain('no verdict within --timeout 1s');
+    expect(w.stderr).toContain('the server stopped on SIGTERM');
+    expect(isAlive(server!)).toBe(false);
+  });
+
   it('a launcher that forks two workers and exits: FAILED, and the workers are stopped too', async () => {
     const { w } = run(['--grace', '2s'], [process.execPath, join(SERVERS, 'fork-and-exit.mjs')]);
     expect(await w.finished(8_000), w.dump()).toEqual({ code: 1, signal: null });
