@@ -9,11 +9,13 @@
 import type { Verdict } from '../../core/events.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import type { Child, ChildExit, StopReport } from '../child-process.js';
-import { HealthPoller, probeHealth, type ProbeResult } from '../health-probe.js';
+import type { ProbeResult } from '../health-probe.js';
 import { findOomEvidence } from '../host-oom-evidence.js';
 import { AfterReadyWatch } from './after-ready.js';
-import { healthStallVerdict, timeoutVerdict } from './verdicts.js';
+import type { DecidedBy, Decision, Outcome } from './decision.js';
 import { exitAfterReadyVerdict, exitSignal, exitVerdict } from './exit.js';
+import { HealthGate } from './health-gate.js';
+import { timeoutVerdict } from './verdicts.js';
 import { MergedOutput } from './merged-output.js';
 import { interruptGroup, releaseChild, within } from './stop.js';
 import { systemClock, type WallClock } from '../wall-clock.js';
@@ -38,28 +40,12 @@ export interface SupervisorOptions {
   clock?: WallClock;
 }
 
-/** What decided a verdict. */
-export type DecidedBy = 'log' | 'process' | 'health' | 'timeout' | 'group';
-
-export interface Decision {
-  verdict: Verdict;
-  by: DecidedBy;
-  /** How the main process ended, when it had by then. */
-  exit?: ChildExit;
-  oomEvidence?: string[];
-  /** The probe result that confirmed READY, or the last one seen. */
-  health?: ProbeResult;
-}
-
-export type Outcome = { kind: 'decided'; decision: Decision } | { kind: 'interrupted' };
-
 type Phase = 'startup' | 'health-wait' | 'attached' | 'passive';
 
 /** After the process exits, its last output may still be in the pipes. */
 const DRAIN_MS = 200;
 /** dmesg may be slow; the verdict must come within a second of the death. */
 const OOM_EVIDENCE_MS = 500;
-const PROBE_TIMEOUT_MS = 2_000;
 
 /** How long the stop report waits for the death of the main process to be noted first. */
 const EXIT_NOTED_MS = 1_000;
@@ -76,10 +62,8 @@ export class Supervisor implements LoopDecider {
   /** After `close`, nothing is reported any more (a server left running may still write or exit). */
   private closed = false;
   private lines = 0;
-  private poller: HealthPoller | undefined;
-  private lastProbe: ProbeResult | undefined;
-  /** Wall time of the log's ready line (the probe has to agree after it) and of the READY decision. */
-  private readyAt = 0;
+  private readonly health: HealthGate | undefined;
+  /** Wall time of the READY decision. */
   private readyDecidedAt = 0;
   private afterReady: AfterReadyWatch | undefined;
   /** READY came from the group's head (a follower): its own classifier never saw a ready line. */
@@ -125,8 +109,13 @@ export class Supervisor implements LoopDecider {
     this.outputEnded = this.output.drained;
     void child.exited.then((exit) => this.onChildExit(exit));
     if (options.health) {
-      this.poller = new HealthPoller({ url: options.health.url, intervalMs: options.health.intervalMs, onResult: (r) => this.onProbe(r) });
-      this.poller.start();
+      this.health = new HealthGate({
+        ...options.health,
+        onResult: options.onHealth,
+        onAgreed: (result) => {
+          if (this.phase === 'health-wait' && !this.afterReady?.alarmed) this.decide(options.session.verdict!, 'health', { health: result });
+        },
+      });
     }
   }
 
@@ -135,10 +124,8 @@ export class Supervisor implements LoopDecider {
     if (this.closed) return;
     this.afterReady?.tick(wall);
     this.checkAfterReady(false);
-    if (this.phase === 'health-wait' && wall - this.readyAt >= this.options.health!.waitMs) {
-      const verdict = healthStallVerdict({ ready: this.options.session.verdict!, url: this.options.health!.url, waitMs: this.options.health!.waitMs, last: this.lastProbe });
-      this.decide(verdict, 'health');
-    }
+    const overdue = this.phase === 'health-wait' ? this.health?.overdue(this.options.session.verdict!, wall) : undefined;
+    if (overdue) this.decide(overdue, 'health');
     const { timeoutMs } = this.options;
     if (timeoutMs !== undefined && wall - this.startedAt >= timeoutMs && (this.phase === 'startup' || this.phase === 'health-wait')) {
       this.decide(timeoutVerdict({ session: this.options.session, timeoutMs, elapsedMs: wall - this.startedAt }), 'timeout');
@@ -189,7 +176,7 @@ export class Supervisor implements LoopDecider {
   }
 
   get latestProbe(): ProbeResult | undefined {
-    return this.lastProbe;
+    return this.health?.latest;
   }
 
   /** Resolves when the main process has exited, or after `ms`. */
@@ -229,7 +216,7 @@ export class Supervisor implements LoopDecider {
   close(): void {
     this.closed = true;
     this.passive();
-    this.poller?.stop();
+    this.health?.stop();
     this.unfollow();
     this.output.close();
   }
@@ -252,7 +239,7 @@ export class Supervisor implements LoopDecider {
 
   private decide(verdict: Verdict, by: DecidedBy, extra: Partial<Decision> = {}): void {
     if (verdict.verdict === 'ready' && this.settle) this.readyDecidedAt = this.clock.now();
-    this.resolve({ kind: 'decided', decision: { verdict, by, exit: this.exit, health: this.lastProbe, ...extra } });
+    this.resolve({ kind: 'decided', decision: { verdict, by, exit: this.exit, health: this.health?.latest, ...extra } });
   }
 
   private handle(events: SessionEvent[]): void {
@@ -275,20 +262,12 @@ export class Supervisor implements LoopDecider {
       return;
     }
     this.afterReady = new AfterReadyWatch(this.options.session.pack!, verdict);
-    if (!this.options.health) {
+    if (!this.health) {
       this.decide(verdict, 'log');
       return;
     }
     this.phase = 'health-wait';
-    this.readyAt = this.clock.now();
-    void probeHealth(this.options.health.url, { timeoutMs: PROBE_TIMEOUT_MS }).then((result) => this.onProbe(result));
-  }
-
-  private onProbe(result: ProbeResult): void {
-    const previous = this.lastProbe;
-    this.lastProbe = result;
-    this.options.onHealth?.(result, previous?.ok !== result.ok || previous?.status !== result.status);
-    if (this.phase === 'health-wait' && result.ok && !this.afterReady?.alarmed) this.decide(this.options.session.verdict!, 'health', { health: result });
+    this.health.wait(this.clock.now());
   }
 
   /** A fatal line after READY decides once the rest of its traceback is in (or the process died). */

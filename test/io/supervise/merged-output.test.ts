@@ -31,7 +31,10 @@ function nextWithin(items: AsyncIterator<LoopItem>, ms = 5_000): Promise<Iterato
   return Promise.race([items.next(), late]).finally(() => clearTimeout(timer));
 }
 
-const texts = (result: IteratorResult<LoopItem>): string[] => (result.value?.kind === 'lines' ? result.value.lines.map((l) => `${l.lineNo}:${l.text}`) : []);
+function texts(result: IteratorResult<LoopItem>): string[] {
+  const item = result.done ? undefined : result.value;
+  return item?.kind === 'lines' ? item.lines.map((line) => `${line.lineNo}:${line.text}`) : [];
+}
 
 describe('MergedOutput', () => {
   it('writes each batch to the log before its lines are given, and flushes a partial line on demand', async () => {
