@@ -155,10 +155,10 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   // A line read before its newline came (the writer went quiet mid-line): not read again as it was.
   let readEarly: SplitLine | undefined;
   let lastDataAt = clock.now();
-  const push = (line: LoopLine): void => {
+  const push = (line: LoopLine, at = wall?.()): void => {
     if (readEarly && line.lineNo === readEarly.lineNo && line.text === readEarly.text) return;
     readEarly = undefined;
-    emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.(), live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
+    emit(session.push(line.text, { lineNo: line.lineNo, wall: at, live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
   };
   const fast = options.skipQuietLines === false ? undefined : new FastLineReader(session, splitter, push, options.maxLineBytes);
   const read = (chunk: Buffer): void => (fast ? fast.read(chunk) : splitter.forEachLine(chunk, push));
@@ -225,7 +225,9 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     }
     else if (item.kind === 'lines') {
       lastDataAt = clock.now();
-      for (const line of item.lines) push(line);
+      // Lines that arrived together share their wall time (one clock read, not one per line).
+      const at = wall?.();
+      for (const line of item.lines) push(line, at);
       linesNo = Math.max(linesNo, item.lines.at(-1)?.lineNo ?? 0);
     }
     else if (item.kind === 'flush') feed(splitter.end());

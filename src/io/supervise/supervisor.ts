@@ -4,7 +4,7 @@
  * the loop's decider beside the log: the process itself is watched too, so a death that leaves no
  * line in the log is still a verdict; so are a health probe that never agrees and --timeout.
  * The loop reads on after the verdict (the watch after READY, the server's last words after
- * Ctrl-C) until the output ends. Never prints: everything is handed to the caller's callbacks.
+ * Ctrl-C) until the supervisor closes. Never prints: everything is handed to the caller's callbacks.
  */
 import type { Verdict } from '../../core/events.js';
 import type { Session, SessionEvent } from '../../core/session.js';
