@@ -155,11 +155,12 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   // A line read before its newline came (the writer went quiet mid-line): not read again as it was.
   let readEarly: SplitLine | undefined;
   let lastDataAt = clock.now();
-  const push = (line: LoopLine, at = wall?.()): void => {
+  const pushAt = (line: LoopLine, at: number | undefined): void => {
     if (readEarly && line.lineNo === readEarly.lineNo && line.text === readEarly.text) return;
     readEarly = undefined;
     emit(session.push(line.text, { lineNo: line.lineNo, wall: at, live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
   };
+  const push = (line: LoopLine): void => pushAt(line, wall?.());
   const fast = options.skipQuietLines === false ? undefined : new FastLineReader(session, splitter, push, options.maxLineBytes);
   const read = (chunk: Buffer): void => (fast ? fast.read(chunk) : splitter.forEachLine(chunk, push));
   const feed = (splitLines: SplitLine[]): void => {
@@ -227,7 +228,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
       lastDataAt = clock.now();
       // Lines that arrived together share their wall time (one clock read, not one per line).
       const at = wall?.();
-      for (const line of item.lines) push(line, at);
+      for (const line of item.lines) pushAt(line, at);
       linesNo = Math.max(linesNo, item.lines.at(-1)?.lineNo ?? 0);
     }
     else if (item.kind === 'flush') feed(splitter.end());
