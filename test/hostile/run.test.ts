@@ -86,6 +86,20 @@ describe('spinup run with a server that misbehaves', () => {
     expect(isAlive(server!)).toBe(false);
   });
 
+  it('a server that dies mid-line while an orphan holds its pipes: the half line is read (its cause), the orphan stopped', async () => {
+    // The pipes never close while the orphan lives: the partial line is released on the death, not at their end.
+    const fatal = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB';
+    const { w, log } = run(['--pack', 'sglang', '--grace', '1s'], ['sh', '-c', `sleep 30 & echo "orphan pid $!"; printf '${fatal}'; exit 1`]);
+    expect(await w.finished(10_000), w.dump()).toEqual({ code: 1, signal: null });
+    const pids = trackPrinted(w);
+    expect(w.stderr).toContain('FAILED sglang  gpu_oom');
+    expect(w.stderr).toContain(`root cause line 2: ${fatal}`);
+    const orphan = /orphan pid (\d+)/.exec(w.stdout)?.[1];
+    expect(readFileSync(log, 'utf8')).toBe(`orphan pid ${orphan}\n${fatal}\n`);
+    for (let waited = 0; pids.some(isAlive) && waited < 2_000; waited += 50) await sleep(50);
+    expect(pids.filter(isAlive)).toEqual([]);
+  });
+
   it('a launcher that forks two workers and exits: FAILED, and the workers are stopped too', async () => {
     const { w } = run(['--grace', '2s'], [process.execPath, join(SERVERS, 'fork-and-exit.mjs')]);
     expect(await w.finished(8_000), w.dump()).toEqual({ code: 1, signal: null });
