@@ -1,6 +1,6 @@
 /**
- * runWatchLoop over real sources: a PassThrough pipe, and real files followed by name. Real
- * time, short bounded waits.
+ * runWatchLoop over real sources: a PassThrough pipe, real files followed by name, and lines as
+ * run's merged output gives them, with deciders. Real time, short bounded waits.
  */
 import { appendFileSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
