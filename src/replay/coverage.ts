@@ -11,7 +11,7 @@ import { packRules } from '../pack/pack-rules.js';
 import { positionOf } from '../pack/yaml-source.js';
 import type { FixturePair } from './discover.js';
 import { traceLog, type LogTrace } from './explain-driver.js';
-import { readExpectation } from './expectation.js';
+import { readExpectation, type Expectation } from './expectation.js';
 import { frameHits } from './frame-hits.js';
 
 export interface RuleInfo {
@@ -138,25 +138,44 @@ export interface MeasureOptions {
 
 /** Replays every fixture once more, watching each frame, and weighs the rules of the packs. */
 export function measureCoverage(options: MeasureOptions): CoverageReport {
+  const fixtures = options.pairs.map((pair) =>
+    logCoverage({ log: pair.log, expected: readExpectation(pair.expect), packs: options.packs, inferencePacks: options.inferencePacks }),
+  );
+  return weighCoverage(fixtures, options);
+}
+
+/** The rules of the packs weighed against the fixtures' coverage (`logCoverage` of each log). */
+export function weighCoverage(fixtures: FixtureCoverage[], options: { packRefs?: readonly string[]; cwd: string }): CoverageReport {
   const display = (file: string): string => {
     const shown = relative(options.cwd, file);
     return shown.startsWith('..') || isAbsolute(shown) ? file : shown;
   };
   const files = (options.packRefs ?? FAMILIES).flatMap((ref) => readPackWithIncludes(resolvePackRef(ref), display).files);
-  const trace = (pair: FixturePair, packs: readonly CompiledPack[]): LogTrace => {
-    const expected = readExpectation(pair.expect);
-    return traceLog(readFileSync(pair.log, 'utf8'), { packs, family: expected.family, thenIdleMs: expected.thenIdleMs });
-  };
-  const fixtures = options.pairs.map((pair) => fixtureCoverage(fixtureName(pair.log), trace(pair, options.packs)));
+  return coverageReport(ruleInfos(files), fixtures);
+}
+
+export interface LogCoverageOptions {
+  log: string;
+  /** The fixture's expectation (a group's node log: the group's). */
+  expected: Expectation;
+  packs: readonly CompiledPack[];
+  /** The same packs compiled with `withoutCauseRules: 'all'`: what exercises the inference tables. */
+  inferencePacks?: readonly CompiledPack[];
+}
+
+/** One log traced frame by frame: the rules it exercises and the alarming lines no rule claimed. */
+export function logCoverage(options: LogCoverageOptions): FixtureCoverage {
+  const { log, expected } = options;
+  const text = readFileSync(log, 'utf8');
+  const trace = (packs: readonly CompiledPack[]): LogTrace => traceLog(text, { packs, family: expected.family, thenIdleMs: expected.thenIdleMs });
+  const coverage = fixtureCoverage(fixtureName(log), trace(options.packs));
   // The inference tables speak only for exceptions no rule names. Replayed once more with the
   // rules that name causes left out (the generalisation check), every exception is theirs.
   if (options.inferencePacks) {
-    for (const [index, pair] of options.pairs.entries()) {
-      const inferred = fixtureCoverage(fixtureName(pair.log), trace(pair, options.inferencePacks));
-      for (const id of inferred.exercised) if (INFERENCE_KINDS.has(kindOf(options.inferencePacks, id))) fixtures[index]!.exercised.add(id);
-    }
+    const inferred = fixtureCoverage(fixtureName(log), trace(options.inferencePacks));
+    for (const id of inferred.exercised) if (INFERENCE_KINDS.has(kindOf(options.inferencePacks, id))) coverage.exercised.add(id);
   }
-  return coverageReport(ruleInfos(files), fixtures);
+  return coverage;
 }
 
 const INFERENCE_KINDS = new Set<RuleKind | undefined>(['inference', 'remedy', 'symptom']);

@@ -1,8 +1,8 @@
 /** A fixture's `.expect.yaml`: what really happened in the captured log. */
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { parseDuration } from '../core/duration.js';
 import { isCause, isStage, isVerdictKind, type Cause, type Stage, type VerdictKind } from '../core/vocabulary.js';
+import { yamlModule } from '../pack/yaml-module.js';
 
 export interface Expectation {
   family?: string;
@@ -33,7 +33,7 @@ export class ExpectationError extends Error {
 export function readExpectation(file: string): Expectation {
   let data: unknown;
   try {
-    data = parse(readFileSync(file, 'utf8'));
+    data = yamlModule().parse(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new ExpectationError(file, `cannot parse: ${(error as Error).message.split('\n')[0]}`);
   }

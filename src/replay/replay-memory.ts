@@ -10,7 +10,7 @@ import type { Verdict } from '../core/events.js';
 import type { CompiledPack } from '../core/pack-types.js';
 import { compare } from './compare.js';
 import type { FixturePair } from './discover.js';
-import { readExpectation } from './expectation.js';
+import { readExpectation, type Expectation } from './expectation.js';
 import { logLines, type CaseResult } from './run-case.js';
 import { openMemory, recordStart } from '../history/record-start.js';
 import { trackedSession, type Memory, type StartTracker } from '../history/start-tracker.js';
@@ -39,8 +39,8 @@ export class ReplayMemory {
   }
 
   /** The same comparison as `runCase`, on a session that learns and is recorded. */
-  runCase(pair: FixturePair, options: { packs: readonly CompiledPack[] }): CaseResult {
-    const expected = readExpectation(pair.expect);
+  runCase(pair: FixturePair, options: { packs: readonly CompiledPack[]; expected?: Expectation }): CaseResult {
+    const expected = options.expected ?? readExpectation(pair.expect);
     const { session, tracker } = trackedSession({
       packs: options.packs,
       family: expected.family,

@@ -11,15 +11,15 @@ import { addNodeFacts, nodeFactsOf, type NodeFacts } from '../core/node-facts.js
 import type { CompiledPack } from '../core/pack-types.js';
 import { compareGroup } from './compare.js';
 import type { FixtureGroup } from './discover.js';
-import { readExpectation } from './expectation.js';
+import { readExpectation, type Expectation } from './expectation.js';
 import { classifyText, logLines, type CaseResult } from './run-case.js';
 
 export interface GroupCaseResult extends CaseResult {
   group: GroupVerdict;
 }
 
-export function runGroupCase(group: FixtureGroup, options: { packs: readonly CompiledPack[]; ignoreIdle?: boolean }): GroupCaseResult {
-  const expected = readExpectation(group.expect);
+export function runGroupCase(group: FixtureGroup, options: { packs: readonly CompiledPack[]; ignoreIdle?: boolean; expected?: Expectation }): GroupCaseResult {
+  const expected = options.expected ?? readExpectation(group.expect);
   let family = '';
   const nodes: ReplayedNode[] = group.nodes.map(({ node, log }) => {
     const text = readFileSync(log, 'utf8');

@@ -16,7 +16,7 @@ export interface JunitCase {
 }
 
 /** A replayed fixture as a testcase: mismatches become the failure, the verdict the log output. */
-export function junitCase(result: CaseResult, seconds: number, cwd: string): JunitCase {
+export function junitCase(result: Pick<CaseResult, 'log' | 'family' | 'verdict' | 'mismatches'>, seconds: number, cwd: string): JunitCase {
   const v = result.verdict;
   const output = [
     `family ${result.family}: ${[v.verdict, v.stage, v.verdict === 'failed' ? v.cause : undefined].filter(Boolean).join(' ')}`,

@@ -1,22 +1,18 @@
 /**
  * What `replay` prints, behind one interface: a table for people, one JSON object per case, or
  * JUnit XML (to stdout, or to a file with the table beside it). Chosen once, from --format.
+ * Cases arrive one by one, in discovery order, and are printed as they come; only what the end
+ * needs is kept (JUnit's testcases, which its header counts).
  */
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import pc from 'picocolors';
 import type { CoverageReport } from '../../replay/coverage.js';
-import type { CaseResult } from '../../replay/run-case.js';
-import type { GroupCaseResult } from '../../replay/run-group-case.js';
+import type { ReplayedCase } from '../../replay/replay-case.js';
 import { coverageJson, formatCoverage } from '../format/coverage-text.js';
-import { junitCase, junitXml } from '../format/junit.js';
+import { junitCase, junitXml, type JunitCase } from '../format/junit.js';
 import { verdictJson } from '../format/verdict-json.js';
 import { useColor, write, type Io } from '../io-context.js';
-
-export interface TimedCase {
-  result: CaseResult;
-  seconds: number;
-}
 
 export interface ReplaySummary {
   passed: number;
@@ -27,27 +23,48 @@ export interface ReplaySummary {
 export interface ReplayReporter {
   /** False when the output has no room for coverage (JUnit XML on stdout): it is not measured. */
   readonly showsCoverage: boolean;
-  cases(cases: readonly TimedCase[]): void;
+  case(replayed: ReplayedCase): void;
+  /** Every case was given. */
+  casesDone(): void;
   coverage(report: CoverageReport): void;
   finish(summary: ReplaySummary): void;
 }
 
 export type ReplayFormat = 'text' | 'json' | 'junit';
 
-export function replayReporter(params: { format: ReplayFormat; io: Io; output?: string }): ReplayReporter {
-  const { format, io, output } = params;
-  if (format === 'json') return new JsonCasesReporter(io);
-  if (format === 'junit') return output === undefined ? new JunitStdoutReporter(io) : new JunitFileReporter(io, output);
-  return new TableReporter(io);
+export interface ReplayReporterParams {
+  format: ReplayFormat;
+  io: Io;
+  output?: string;
+  /** Every case's log (a group: its folder), known before any is replayed: the table's width. */
+  logs: readonly string[];
+}
+
+export function replayReporter(params: ReplayReporterParams): ReplayReporter {
+  const { format, io, output, logs } = params;
+  if (format === 'json') return new JsonCasesReporter(io, logs);
+  if (format === 'junit') return output === undefined ? new JunitStdoutReporter(io) : new JunitFileReporter(io, logs, output);
+  return new TableReporter(io, logs);
 }
 
 class TableReporter implements ReplayReporter {
-  readonly showsCoverage = true;
-  constructor(protected readonly io: Io) {}
+  readonly showsCoverage: boolean = true;
+  private readonly width: number;
+  private readonly colors: ReturnType<typeof pc.createColors>;
 
-  cases(cases: readonly TimedCase[]): void {
-    write(this.io.stdout, formatTable(cases.map((c) => c.result), this.io));
+  constructor(
+    protected readonly io: Io,
+    logs: readonly string[],
+  ) {
+    this.width = Math.min(72, Math.max(...logs.map((log) => fixtureName(log).length)));
+    this.colors = pc.createColors(useColor(io));
   }
+
+  case(replayed: ReplayedCase): void {
+    write(this.io.stdout, tableRow(replayed, this.width, this.colors));
+  }
+
+  casesDone(): void {}
 
   coverage(report: CoverageReport): void {
     write(this.io.stdout, formatCoverage(report, { color: useColor(this.io) }));
@@ -59,8 +76,8 @@ class TableReporter implements ReplayReporter {
 }
 
 class JsonCasesReporter extends TableReporter {
-  override cases(cases: readonly TimedCase[]): void {
-    for (const { result } of cases) write(this.io.stdout, `${JSON.stringify(caseJson(result, this.io.cwd))}\n`);
+  override case(replayed: ReplayedCase): void {
+    write(this.io.stdout, `${JSON.stringify(caseJson(replayed, this.io.cwd))}\n`);
   }
 
   override coverage(report: CoverageReport): void {
@@ -76,10 +93,15 @@ class JsonCasesReporter extends TableReporter {
 /** The XML is stdout: nothing else may be printed there. */
 class JunitStdoutReporter implements ReplayReporter {
   readonly showsCoverage = false;
+  private readonly cases: JunitCase[] = [];
   constructor(private readonly io: Io) {}
 
-  cases(cases: readonly TimedCase[]): void {
-    write(this.io.stdout, junitXml(cases.map((c) => junitCase(c.result, c.seconds, this.io.cwd))));
+  case(replayed: ReplayedCase): void {
+    this.cases.push(junitCase(replayed, replayed.seconds, this.io.cwd));
+  }
+
+  casesDone(): void {
+    write(this.io.stdout, junitXml(this.cases));
   }
 
   coverage(): void {}
@@ -88,16 +110,23 @@ class JunitStdoutReporter implements ReplayReporter {
 
 /** The XML to a file for CI, the table for the person reading the job's log. */
 class JunitFileReporter extends TableReporter {
+  private readonly cases: JunitCase[] = [];
+
   constructor(
     io: Io,
+    logs: readonly string[],
     private readonly output: string,
   ) {
-    super(io);
+    super(io, logs);
   }
 
-  override cases(cases: readonly TimedCase[]): void {
-    writeFileSync(resolve(this.io.cwd, this.output), junitXml(cases.map((c) => junitCase(c.result, c.seconds, this.io.cwd))));
-    super.cases(cases);
+  override case(replayed: ReplayedCase): void {
+    this.cases.push(junitCase(replayed, replayed.seconds, this.io.cwd));
+    super.case(replayed);
+  }
+
+  override casesDone(): void {
+    writeFileSync(resolve(this.io.cwd, this.output), junitXml(this.cases));
   }
 
   override finish(summary: ReplaySummary): void {
@@ -111,37 +140,30 @@ function fixtureName(log: string): string {
   return `${basename(dirname(log))}/${log.endsWith('.group') ? basename(log) : basename(log, '.log')}`;
 }
 
-function caseJson(result: CaseResult, cwd: string): Record<string, unknown> {
+function caseJson(replayed: ReplayedCase, cwd: string): Record<string, unknown> {
+  const { expected } = replayed;
   return {
     type: 'case',
-    file: relative(cwd, result.log),
-    pass: result.pass,
-    family: result.family,
+    file: relative(cwd, replayed.log),
+    pass: replayed.pass,
+    family: replayed.family,
     expected: {
-      verdict: result.expected.verdict,
-      stage: result.expected.stage,
-      cause: result.expected.cause,
-      evidence: result.expected.evidence,
-      node: result.expected.node,
+      verdict: expected.verdict,
+      stage: expected.stage,
+      cause: expected.cause,
+      evidence: expected.evidence,
+      node: expected.node,
     },
-    actual: verdictJson(result.verdict, 'group' in result ? { node: (result as GroupCaseResult).group.node } : {}),
-    mismatches: result.mismatches,
+    actual: verdictJson(replayed.verdict, replayed.node !== undefined ? { node: replayed.node } : {}),
+    mismatches: replayed.mismatches,
   };
 }
 
-function formatTable(results: CaseResult[], io: Io): string {
-  const c = pc.createColors(useColor(io));
-  const rows = results.map((r) => {
-    const name = fixtureName(r.log);
-    const node = 'group' in r ? (r as GroupCaseResult).group.node : undefined;
-    const actual = [r.verdict.verdict, r.verdict.stage, r.verdict.verdict === 'failed' ? r.verdict.cause : undefined, node !== undefined ? `node ${node}` : undefined].filter(Boolean).join(' ');
-    const status = r.pass ? c.green('pass') : c.red('FAIL');
-    const why = r.mismatches.map((m) => `${m.field}: expected ${m.expected}, got ${m.actual}`).join('; ');
-    return { status, name, actual, why };
-  });
-  const width = Math.min(72, Math.max(...rows.map((r) => r.name.length)));
-  return rows
-    .map((r) => `${r.status}  ${r.name.padEnd(width)}  ${r.actual}${r.why ? `\n      ${c.red(r.why)}` : ''}`)
-    .join('\n')
-    .concat('\n');
+function tableRow(r: ReplayedCase, width: number, c: ReturnType<typeof pc.createColors>): string {
+  const actual = [r.verdict.verdict, r.verdict.stage, r.verdict.verdict === 'failed' ? r.verdict.cause : undefined, r.node !== undefined ? `node ${r.node}` : undefined]
+    .filter(Boolean)
+    .join(' ');
+  const status = r.pass ? c.green('pass') : c.red('FAIL');
+  const why = r.mismatches.map((m) => `${m.field}: expected ${m.expected}, got ${m.actual}`).join('; ');
+  return `${status}  ${fixtureName(r.log).padEnd(width)}  ${actual}${why ? `\n      ${c.red(why)}` : ''}\n`;
 }

@@ -1,0 +1,52 @@
+/**
+ * `replay --jobs N`: how many threads replay the cases: the main thread (which also prints) and
+ * N - 1 worker threads; 1 replays in the main thread alone, as replay always did. Left out: one
+ * thread per core (at most MAX_AUTO_JOBS), except where a worker cannot pay for itself: one
+ * core, or logs too few to outweigh a worker's start (its own modules and compiled packs),
+ * counted in bytes of log.
+ */
+import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import type { ReplayCase } from '../replay/replay-case.js';
+import { UsageError } from './errors.js';
+
+/** More workers than this cost memory (each compiles the packs) for little time on a corpus of logs. */
+export const MAX_AUTO_JOBS = 4;
+/** Below this many bytes of log in all, one thread finishes before workers would have started. */
+export const MIN_WORKER_BYTES = 8 * 1024 * 1024;
+
+/** `--jobs` as given: a whole number of 1 or more, or undefined (choose). */
+export function jobsOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new UsageError(`--jobs wants a whole number of 1 or more (1: no worker threads), not "${value}"`);
+  return Number(value);
+}
+
+/** How many threads replay `cases`: the main thread, and one worker per thread more. */
+export function replayThreads(params: { jobs: number | undefined; cases: readonly ReplayCase[]; cores?: number }): number {
+  const { jobs, cases } = params;
+  if (jobs !== undefined) return Math.max(1, Math.min(jobs, cases.length));
+  const cores = params.cores ?? availableParallelism();
+  if (cores < 2 || cases.length < 2 || logBytes(cases) < MIN_WORKER_BYTES) return 1;
+  return Math.min(cores, MAX_AUTO_JOBS, cases.length);
+}
+
+function logBytes(cases: readonly ReplayCase[]): number {
+  let total = 0;
+  for (const c of cases) {
+    const logs = c.kind === 'pair' ? [c.pair.log] : c.group.nodes.map((node) => node.log);
+    for (const log of logs) total += sizeOf(log);
+    // Enough is known once the threshold is passed.
+    if (total >= MIN_WORKER_BYTES) return total;
+  }
+  return total;
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    // Unreadable: the replay itself will say so, in its place among the cases.
+    return 0;
+  }
+}

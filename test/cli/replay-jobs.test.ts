@@ -1,0 +1,44 @@
+/** How many threads replay a corpus: --jobs as given, else one per core for logs that repay a worker. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MAX_AUTO_JOBS, MIN_WORKER_BYTES, jobsOption, replayThreads } from '../../src/cli/replay-jobs.js';
+import type { ReplayCase } from '../../src/replay/replay-case.js';
+
+function cases(count: number, bytesEach: number): ReplayCase[] {
+  const dir = mkdtempSync(join(tmpdir(), 'spinup-jobs-'));
+  return Array.from({ length: count }, (_, i) => {
+    const log = join(dir, `${i}.log`);
+    writeFileSync(log, Buffer.alloc(bytesEach, 0x61));
+    return { kind: 'pair', pair: { log, expect: join(dir, `${i}.expect.yaml`) } };
+  });
+}
+
+describe('jobsOption', () => {
+  it.for([['1', 1], ['2', 2], ['16', 16]] as const)('--jobs %s is %i', ([value, jobs]) => expect(jobsOption(value)).toBe(jobs));
+  it.for(['0', 'x', '-1', '1.5', '', '2x'])('--jobs "%s" is refused', (value) => expect(() => jobsOption(value)).toThrow(/--jobs wants a whole number of 1 or more/));
+  it('left out: chosen later', () => expect(jobsOption(undefined)).toBeUndefined());
+});
+
+describe('replayThreads', () => {
+  const big = cases(4, Math.ceil(MIN_WORKER_BYTES / 2));
+  const small = cases(4, 1000);
+
+  it('--jobs N is N threads, never more than the cases', () => {
+    expect(replayThreads({ jobs: 1, cases: big, cores: 8 })).toBe(1);
+    expect(replayThreads({ jobs: 3, cases: small, cores: 1 })).toBe(3);
+    expect(replayThreads({ jobs: 9, cases: small, cores: 8 })).toBe(4);
+  });
+
+  it('left out: one per core, at most MAX_AUTO_JOBS, for logs that repay a worker', () => {
+    expect(replayThreads({ jobs: undefined, cases: big, cores: 2 })).toBe(2);
+    expect(replayThreads({ jobs: undefined, cases: [...big, ...big], cores: 64 })).toBe(MAX_AUTO_JOBS);
+  });
+
+  it('left out: one thread on one core, or for a few small logs', () => {
+    expect(replayThreads({ jobs: undefined, cases: big, cores: 1 })).toBe(1);
+    expect(replayThreads({ jobs: undefined, cases: small, cores: 8 })).toBe(1);
+    expect(replayThreads({ jobs: undefined, cases: big.slice(0, 1), cores: 8 })).toBe(1);
+  });
+});
