@@ -5,15 +5,16 @@
  */
 import { budgetFor, budgetMsFor, type BudgetOptions } from './budgets.js';
 import type { Budget, ClassifierEvent, LogLine, Verdict } from './events.js';
-import { followStages } from './follow-stages.js';
 import { guardFrames } from './line-guard.js';
-import { matchFrame, type FrameMatch } from './match-frame.js';
+import { matchFrame } from './match-frame.js';
 import type { CompiledPack } from './pack-types.js';
 import { parseFrame } from './parse-line.js';
 import type { QuietScope } from './prefilter.js';
+import { acts, AFTER_VERDICT, FOLLOWERS, IDLE_KINDS, redrawn, type FollowStep, type FrameMatch, type RegisteredKind } from './rule-kinds.js';
 import { newRun, type RunState } from './run-state.js';
+import type { TracebackException } from './traceback.js';
 import { failedVerdict, incompleteVerdict, readyVerdict, stalledVerdict } from './verdicts.js';
-import { failureIsSettled, weighFailures, type Weighing } from './weigh-failures.js';
+import { failureIsSettled } from './weigh-failures.js';
 
 export interface ClassifierOptions extends BudgetOptions {
   /** Quiet time after an uncaught Python exception before the start is called failed. */
@@ -48,11 +49,14 @@ const FINAL_SETTLE_MS = 3_000;
 export class Classifier {
   private run: RunState = newRun();
   /**
-   * The last progress-bar frame read, and what it matched: tqdm redraws the very same frame many
-   * times (its elapsed time and rate change once a second, not per frame), and the same text
-   * parses and matches the same way (both are pure), so a repeat skips the rule cascade.
+   * The last redrawn frame read (a progress bar), and what it matched: tqdm redraws the very same
+   * frame many times (its elapsed time and rate change once a second, not per frame), and the
+   * same text parses and matches the same way (both are pure), so a repeat skips the rule cascade.
+   * Two fields, not an object: nothing is allocated per frame to remember it.
    */
-  private lastBar: { text: string; match: FrameMatch } | undefined;
+  private lastText: string | undefined;
+  private lastMatch: FrameMatch | undefined;
+  private step: FollowStep | undefined;
   private lineNo = 0;
   private seq = 0;
   private readonly nextSeq = (): number => this.seq++;
@@ -90,15 +94,17 @@ export class Classifier {
     const frames = guardFrames(text);
     if (frames.length !== 1 || frames[0] !== text) return false;
     const match = this.read(text);
-    return !match.frame.time && match.failures.length === 0 && !match.marker && !match.progress && !match.ready && !match.heartbeat && !match.confirmsReady;
+    return !match.frame.time && !acts(match);
   };
 
-  /** Parses and matches one guarded frame (a repeated progress frame from memory: see `lastBar`). */
+  /** Parses and matches one guarded frame (a repeated frame from memory: see `lastText`). */
   read(text: string): FrameMatch {
-    const bar = this.lastBar;
-    if (bar !== undefined && bar.text === text) return bar.match;
+    if (this.lastMatch !== undefined && this.lastText === text) return this.lastMatch;
     const match = matchFrame(this.pack, parseFrame(text, this.pack.prefixes));
-    if (match.progress) this.lastBar = { text, match };
+    if (redrawn(match)) {
+      this.lastText = text;
+      this.lastMatch = match;
+    }
     return match;
   }
 
@@ -120,32 +126,52 @@ export class Classifier {
     if (frame.body.trim() === '') return [];
     const run = this.run;
     const line: LogLine = { lineNo, text: frame.text, at: now };
-    if (match.marker?.rule.restart && (run.progressed || run.verdict)) {
+    if (match.restart && (run.progressed || run.verdict)) {
       this.run = newRun();
-      const restart: ClassifierEvent = { type: 'restart', at: now, line, rule: match.marker.rule.id };
+      const restart: ClassifierEvent = { type: 'restart', at: now, line, rule: match.restart.id };
       return [restart, ...this.apply(match, now, lineNo)];
     }
     run.startedAt ??= now;
-    if (run.verdict) return this.afterVerdict(match, line);
+    if (run.verdict) return this.follow(AFTER_VERDICT, match, line, now, undefined);
     run.lastLine = line;
-    // Silence is measured from the last line that was not a heartbeat or a bar that did not move.
-    const stuckBar = match.progress !== undefined && run.barPositions.get(match.progress.key) === match.progress.current;
-    if (!match.heartbeat && !stuckBar) run.lastActivityAt = now;
+    // Silence is measured from the last line that was a sign of life (not a heartbeat, not a bar that did not move).
+    let idle = false;
+    for (const kind of IDLE_KINDS) if (match.hits & kind.bit) idle ||= kind.idle!(match, run);
+    if (!idle) run.lastActivityAt = now;
     const exception = run.tracebacks.push(frame, lineNo);
     // A traceback's source lines quote messages (`raise RuntimeError("NCCL error")`): no rule reads them.
     if (run.tracebacks.role === 'code') return [];
 
-    const weighing: Weighing = { run, pack: this.pack, nextSeq: this.nextSeq };
-    const events = weighFailures(weighing, match, line, exception);
-    if (followStages(run, this.pack, match, line, events)) {
-      run.heartbeats.clear();
-      run.uncaught = undefined;
-    }
-    if (run.verdict) return events;
-    this.followReady(match, line, now, events);
-    this.followHeartbeat(match, line, now, events);
+    const events = this.follow(FOLLOWERS, match, line, now, exception);
     if (!run.verdict && failureIsSettled(run)) events.push(verdictEvent(failedVerdict(run, now, line)));
     return events;
+  }
+
+  /**
+   * Hands the frame to the handler of each line kind that matched it (rule-kinds.ts), in turn,
+   * until one gives a verdict; returns the frame's events. One step object serves every frame
+   * (handlers keep none).
+   */
+  private follow(kinds: readonly RegisteredKind[], match: FrameMatch, line: LogLine, now: number, exception: TracebackException | undefined): ClassifierEvent[] {
+    const step = (this.step ??= { run: this.run, pack: this.pack, match, line, now, exception, nextSeq: this.nextSeq, events: [] });
+    step.run = this.run;
+    step.match = match;
+    step.line = line;
+    step.now = now;
+    step.exception = exception;
+    step.events = [];
+    const after = step.run.verdict !== undefined;
+    for (const kind of kinds) {
+      const hit = (match.hits & kind.bit) !== 0;
+      if (after) {
+        if (hit) kind.afterVerdict!(step);
+      } else if (step.run.verdict) {
+        break;
+      } else if (hit || kind.everyFrame) {
+        kind.follow!(step);
+      }
+    }
+    return step.events;
   }
 
   /** Lets time pass: held verdicts settle, stalls are found. */
@@ -201,41 +227,6 @@ export class Classifier {
   /** The budget that applies to the current stage, and where it came from. */
   currentBudget(): Budget {
     return budgetFor(this.pack, this.run.stage, this.options);
-  }
-
-  private afterVerdict(match: FrameMatch, line: LogLine): ClassifierEvent[] {
-    if (this.run.verdict?.verdict !== 'ready') return [];
-    return match.failures
-      .filter((hit) => hit.rule.fatal)
-      .slice(0, 1)
-      .map((hit) => ({ type: 'after-ready-failure', at: line.at, line, rule: hit.rule.id, cause: hit.rule.cause, message: hit.rule.message }));
-  }
-
-  private followReady(match: FrameMatch, line: LogLine, now: number, events: ClassifierEvent[]): void {
-    const run = this.run;
-    if (run.pendingReady && match.confirmsReady) {
-      events.push(verdictEvent(readyVerdict(run, now, run.pendingReady.line)));
-      return;
-    }
-    if (!match.ready || run.failing) return;
-    const { rule } = match.ready;
-    if (rule.holdMs > 0) {
-      run.pendingReady ??= { at: now, holdMs: rule.holdMs, line, rule: rule.id };
-    } else {
-      events.push(verdictEvent(readyVerdict(run, now, line)));
-    }
-  }
-
-  private followHeartbeat(match: FrameMatch, line: LogLine, now: number, events: ClassifierEvent[]): void {
-    const run = this.run;
-    if (!match.heartbeat || run.verdict) return;
-    const { rule } = match.heartbeat;
-    const count = (run.heartbeats.get(rule.id) ?? 0) + 1;
-    run.heartbeats.set(rule.id, count);
-    if (rule.stallAfter !== undefined && count >= rule.stallAfter) {
-      const budget: Budget = { ms: 0, source: 'server', detail: `${rule.id}: the server reported it ${count} time(s) with no progress` };
-      events.push(verdictEvent(stalledVerdict(run, now, budget, 'server', line)));
-    }
   }
 }
 

@@ -12,6 +12,7 @@ import type {
   RuleSource,
 } from './pack-types.js';
 import { RulePrefilter, type Gate, type LiteralsOf } from './prefilter.js';
+import { LINE_KINDS } from './rule-kinds.js';
 import { STAGES, type Stage } from './vocabulary.js';
 
 const DEFAULT_BUDGET_MS = 30 * 60_000;
@@ -200,9 +201,11 @@ function compileSources(sources: PackSource[], options: CompileOptions): Compile
     ...pack.inference.remedies,
     ...pack.inference.symptoms,
   ].sort((a, b) => a.order - b.order);
-  const { benign, failures, markers, progress, ready, heartbeats } = pack;
-  const confirm = ready.flatMap((rule) => rule.confirm);
-  const prefilter = new RulePrefilter({ benign, failures, markers, progress, ready, heartbeats, confirm }, (compiled) => gates.get(compiled) ?? ALWAYS);
+  // The prefilter gates each line kind's rules (LINE_KINDS says which and how).
+  const prefilter = new RulePrefilter(
+    LINE_KINDS.map((kind) => kind.rules(pack)),
+    (compiled) => gates.get(compiled) ?? ALWAYS,
+  );
   return { ...pack, prefilter };
 }
 

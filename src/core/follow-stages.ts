@@ -1,19 +1,16 @@
 /** Stage markers and progress bars: where the start is, and whether it is moving. */
 import type { ClassifierEvent, LogLine } from './events.js';
-import type { FrameMatch, ProgressHit } from './match-frame.js';
-import type { CompiledPack } from './pack-types.js';
+import type { CompiledMarker, CompiledPack } from './pack-types.js';
+import type { RuleHit } from './rule-hit.js';
+import type { ProgressHit } from './rule-kinds.js';
 import type { RunState } from './run-state.js';
 import type { Stage } from './vocabulary.js';
 
-/** Applies the frame's marker and progress; true when the start moved (a new stage, a bar advanced). */
-export function followStages(run: RunState, pack: CompiledPack, match: FrameMatch, line: LogLine, events: ClassifierEvent[]): boolean {
-  let moved = false;
-  if (match.marker) {
-    const { rule } = match.marker;
-    moved = enterStage(run, pack, { stage: rule.stage, rule: rule.id, line, reenterFrom: rule.reenterFrom }, events);
-    if (rule.stage !== 'launch') run.progressed = true;
-  }
-  if (match.progress) moved = advanceProgress(run, pack, match.progress, line, events) || moved;
+/** Applies a stage marker's hit; true when the start moved (entered a new stage). */
+export function followMarker(run: RunState, pack: CompiledPack, hit: RuleHit<CompiledMarker>, line: LogLine, events: ClassifierEvent[]): boolean {
+  const { rule } = hit;
+  const moved = enterStage(run, pack, { stage: rule.stage, rule: rule.id, line, reenterFrom: rule.reenterFrom }, events);
+  if (rule.stage !== 'launch') run.progressed = true;
   return moved;
 }
 
@@ -36,7 +33,8 @@ function enterStage(run: RunState, pack: CompiledPack, to: { stage: Stage; rule:
   return true;
 }
 
-function advanceProgress(run: RunState, pack: CompiledPack, hit: ProgressHit, line: LogLine, events: ClassifierEvent[]): boolean {
+/** Applies a progress bar's hit (it may enter the bar's stage); true when the bar advanced. */
+export function followProgress(run: RunState, pack: CompiledPack, hit: ProgressHit, line: LogLine, events: ClassifierEvent[]): boolean {
   if (hit.rule.stage && pack.stageRank[hit.rule.stage] > pack.stageRank[run.stage]) {
     enterStage(run, pack, { stage: hit.rule.stage, rule: hit.rule.id, line }, events);
   }

@@ -4,7 +4,7 @@
  * prepared regular expressions.
  */
 import type { RulePrefilter } from './prefilter.js';
-import type { RuleKind } from './rule-kinds.js';
+import type { CompiledKinds, RuleKind } from './rule-kinds.js';
 import type { Cause, Stage } from './vocabulary.js';
 
 // The pack as written: generated from the JSON Schema (src/pack/schema.ts), its one definition.
@@ -110,22 +110,11 @@ export interface CompiledInferenceTables {
   symptoms: CompiledRule[];
 }
 
-export interface CompiledPack {
+/** A compiled pack; each kind's compiled rules (CompiledKinds) are declared with the kinds, in rule-kinds.ts. */
+export interface CompiledPack extends CompiledKinds {
   name: string;
   /** Files the pack was built from, family file first. */
   files: string[];
-  detect: CompiledDetect[];
-  prefixes: CompiledPrefix[];
-  markers: CompiledMarker[];
-  progress: CompiledProgress[];
-  ready: CompiledReady[];
-  heartbeats: CompiledHeartbeat[];
-  benign: CompiledRule[];
-  failures: CompiledFailure[];
-  /** Failures judged by the frame an exception was raised in (see `in_frame`). */
-  frameFailures: CompiledFailure[];
-  /** Causes for exceptions no failure rule names (see `InferenceSource`). */
-  inference: CompiledInferenceTables;
   budgets: Partial<Record<Stage, number>>;
   /** Per stage, the least a learned budget may be (`cold_floor`). */
   coldFloors: Partial<Record<Stage, number>>;
@@ -138,10 +127,6 @@ export interface CompiledPack {
   settleMs: number;
   /** Every rule that classifies lines, for coverage and explain. */
   allRules: CompiledRule[];
-  /** The launch commands of this family (`run` reads them; the family's own file only). */
-  launch: CompiledRule[];
-  /** The argument dumps that give a start's facts (this pack's and its includes'). */
-  startFacts: CompiledFactDump[];
   /** Picks the rules that may match a frame (from the literals each pattern requires). */
   prefilter: RulePrefilter;
   /**

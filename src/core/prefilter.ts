@@ -10,7 +10,7 @@
  * which order, is therefore exactly what running every rule would give.
  */
 import { LiteralScanner } from './literal-scanner.js';
-import type { CompiledFailure, CompiledHeartbeat, CompiledMarker, CompiledProgress, CompiledReady, CompiledRule } from './pack-types.js';
+import { LINE_KINDS } from './rule-kinds.js';
 
 /**
  * Literals one of which occurs in every text the pattern matches (lower-case, to be found in the
@@ -18,20 +18,12 @@ import type { CompiledFailure, CompiledHeartbeat, CompiledMarker, CompiledProgre
  */
 export type LiteralsOf = (pattern: string, ignoreCase: boolean) => readonly string[] | null;
 
-/** The rules `matchFrame` runs, in pack order within each list. */
+/** The rules `matchFrame` runs: per line kind (by its place in LINE_KINDS), its rules in pack order. */
 export interface RuleSet {
-  benign: readonly CompiledRule[];
-  failures: readonly CompiledFailure[];
-  markers: readonly CompiledMarker[];
-  progress: readonly CompiledProgress[];
-  ready: readonly CompiledReady[];
-  heartbeats: readonly CompiledHeartbeat[];
-  /** The ready rules' `confirm` patterns (any one confirms a held ready). */
-  confirm: readonly RegExp[];
+  lists: readonly (readonly unknown[])[];
+  /** How many rules in all (most frames: none). */
+  size: number;
 }
-
-type ListName = keyof RuleSet;
-const LISTS: readonly ListName[] = ['benign', 'failures', 'markers', 'progress', 'ready', 'heartbeats', 'confirm'];
 
 /** The literals that gate one pattern (`null`: it always runs). */
 export interface Gate {
@@ -60,8 +52,9 @@ export interface QuietLiterals {
 export type QuietScope = 'always' | 'afterReady' | 'beforeVerdict';
 
 interface Entry {
-  list: ListName;
-  item: RuleSet[ListName][number];
+  /** The line kind's place in LINE_KINDS. */
+  list: number;
+  item: unknown;
 }
 
 /** Literals of one case mode, deduplicated, with the entries each one gates. */
@@ -106,12 +99,14 @@ export class RulePrefilter {
   /** Rule sets already built, by the literals found. */
   private readonly seen = new Map<string, RuleSet>();
 
-  constructor(rules: RuleSet, gateOf: (regex: RegExp) => Gate) {
+  /** `lists`: each line kind's rules (LineKind.rules), in the order of LINE_KINDS. */
+  constructor(lists: readonly (readonly unknown[])[], gateOf: (regex: RegExp) => Gate) {
     const { cased, folded } = this;
-    for (const list of LISTS) {
-      for (const item of rules[list]) {
+    for (const [list, items] of lists.entries()) {
+      const kind = LINE_KINDS[list]!;
+      for (const item of items) {
         const index = this.entries.push({ list, item }) - 1;
-        const { literals, ignoreCase, short } = gateOf(item instanceof RegExp ? item : item.regex);
+        const { literals, ignoreCase, short } = gateOf(kind.regexOf(item));
         const required = literals ?? short;
         this.required.push(required && required.length > 0 && !ignoreCase ? required : undefined);
         if (literals === null || literals.length === 0) this.always.push(index);
@@ -131,11 +126,13 @@ export class RulePrefilter {
   quietLiterals(): QuietLiterals | undefined {
     const quiet: QuietLiterals = { always: [], afterReady: [], beforeVerdict: [], restart: [] };
     for (const [index, { list, item }] of this.entries.entries()) {
-      if (list === 'benign') continue;
+      const kind = LINE_KINDS[list]!;
+      // A silent kind's hit changes nothing on its own.
+      if (kind.scope === undefined) continue;
       const literals = this.required[index];
       if (literals === undefined) return undefined;
-      quiet[scopeOf(list, item)].push(...literals);
-      if (isRestart(list, item)) quiet.restart.push(...literals);
+      quiet[kind.scope(item)].push(...literals);
+      if (kind.restarts?.(item)) quiet.restart.push(...literals);
     }
     return quiet;
   }
@@ -178,12 +175,12 @@ export class RulePrefilter {
 
   /** A rule set of the given entries, which are in pack order. */
   private build(indices: readonly number[]): RuleSet {
-    const set: Record<ListName, unknown[]> = { benign: [], failures: [], markers: [], progress: [], ready: [], heartbeats: [], confirm: [] };
+    const lists: unknown[][] = LINE_KINDS.map(() => []);
     for (const index of indices) {
       const entry = this.entries[index]!;
-      set[entry.list].push(entry.item);
+      lists[entry.list]!.push(entry.item);
     }
-    return set as unknown as RuleSet;
+    return { lists, size: indices.length };
   }
 
   private nextStamp(): number {
@@ -193,16 +190,6 @@ export class RulePrefilter {
     }
     return ++this.stamp;
   }
-}
-
-function isRestart(list: ListName, item: Entry['item']): boolean {
-  return list === 'markers' && (item as CompiledMarker).restart;
-}
-
-function scopeOf(list: ListName, item: Entry['item']): QuietScope {
-  if (list === 'progress' || isRestart(list, item)) return 'always';
-  if (list === 'failures' && (item as CompiledFailure).fatal) return 'afterReady';
-  return 'beforeVerdict';
 }
 
 const NONE: readonly number[] = [];

@@ -9,6 +9,7 @@ import { guardFrames } from './line-guard.js';
 import { LogClock } from './log-clock.js';
 import type { FrameMatch } from './match-frame.js';
 import type { TimeParts } from './parse-line.js';
+import { onlyKind } from './rule-kinds.js';
 
 /** `# [... gap in source ...]`: text missing from a capture, not part of the log. */
 export function isGapMarker(line: string): boolean {
@@ -91,7 +92,7 @@ export class Timeline {
     for (const text of frames) {
       const match = this.classifier.read(text);
       const frame = match.frame;
-      if (match.marker?.rule.restart && this.classifier.verdict) {
+      if (match.restart && this.classifier.verdict) {
         // The classifier is about to start a new run (a verdict was given): a clock of its own.
         this.clock.restart();
         this.moveEpoch(undefined);
@@ -153,7 +154,8 @@ export class Timeline {
 function isBarOnly(match: FrameMatch): boolean {
   const { progress } = match;
   if (!progress || (progress.elapsedMs !== undefined && progress.elapsedMs <= 0) || match.frame.time) return false;
-  return !match.marker && match.failures.length === 0 && !match.benign && !match.ready && !match.heartbeat && !match.confirmsReady;
+  // The bar is all the frame matched.
+  return onlyKind(match);
 }
 
 function timeKey(time: TimeParts): string {

@@ -19,10 +19,9 @@ export interface Weighing {
   nextSeq: () => number;
 }
 
-/** Records candidates for this frame; returns warnings for non-fatal findings. */
-export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, raised: TracebackException | undefined): ClassifierEvent[] {
+/** Records candidates for this frame; adds warnings for non-fatal findings to `events`. */
+export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, raised: TracebackException | undefined, events: ClassifierEvent[]): void {
   const { run } = w;
-  const events: ClassifierEvent[] = [];
   const evidence = evidenceOf(match.frame, line);
   let namedCause: Candidate | undefined;
   /** A rule that reads this line as a bare wrapper ("see root cause above"). */
@@ -87,7 +86,6 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
     run.failing ??= { at: line.at, line, final: false };
     run.failing.final ||= final;
   }
-  return events;
 }
 
 /** A wrapper with nothing wrong before it (a bare `Killed`): the death itself is the evidence. */

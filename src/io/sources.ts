@@ -3,23 +3,27 @@ import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { followFile } from './follow-file.js';
+import { READ_BUFFER_BYTES, scanMemory } from './fast-path/wasm/scan-memory.js';
 import type { SourceItem } from './watch-loop.js';
 
 // Small enough that chunks already split into lines die young (peak RSS stays flat on a 1 GB
 // log), large enough that reading costs little next to classifying: each chunk is one turn of
 // an async iterator (at 64 KiB that alone took 0.6 s per GB), and after a verdict the lines
 // between two that matter are let go by one scan of the chunk.
-const READ_CHUNK_BYTES = 1 << 20;
+const READ_CHUNK_BYTES = READ_BUFFER_BYTES;
 
 /**
  * Reads a file once, to its end, into two buffers in turn: the next read runs while the chunk
  * just yielded is split. Reusing them matters: a fresh 1 MiB buffer per read made V8 run a full
  * collection every few dozen chunks to free them. A consumer is done with a chunk when it asks
  * for the next item (the watch loop splits it at once; LineSplitter copies what it keeps).
+ * The buffers are leased from the fast path's scan memory when one is free: read straight into
+ * the memory its kernels scan, a chunk is never copied (io/fast-path/wasm/scan-memory.ts).
  */
 export async function* fileSource(path: string): AsyncGenerator<SourceItem> {
   const file = await open(path, 'r');
-  const buffers = [Buffer.allocUnsafeSlow(READ_CHUNK_BYTES), Buffer.allocUnsafeSlow(READ_CHUNK_BYTES)];
+  const lease = scanMemory?.leaseReadBuffers();
+  const buffers = lease?.buffers ?? [Buffer.allocUnsafeSlow(READ_CHUNK_BYTES), Buffer.allocUnsafeSlow(READ_CHUNK_BYTES)];
   let turn = 0;
   let pending = file.read(buffers[turn]!, 0, READ_CHUNK_BYTES, null);
   try {
@@ -33,6 +37,7 @@ export async function* fileSource(path: string): AsyncGenerator<SourceItem> {
   } finally {
     // Left early (a verdict, an interrupt): the read in flight must land before the file closes.
     await pending.catch(() => undefined);
+    lease?.release();
     await file.close();
   }
 }

@@ -1,6 +1,6 @@
 /** Every rule of a pack source with where it sits, for lint and coverage (which read rules, not compiled regexes). */
-import type { FailureRuleSource, PackSource, ReadyRuleSource, RuleKind, RuleSource } from '../core/pack-types.js';
-import { RULE_KINDS } from '../core/rule-kinds.js';
+import type { PackSource, RuleKind, RuleSource } from '../core/pack-types.js';
+import { RULE_KINDS, ruleKind } from '../core/rule-kinds.js';
 
 export interface RuleEntry {
   kind: RuleKind;
@@ -17,23 +17,26 @@ export interface PatternEntry {
   /** `pattern`, `confirm[0]`, `in_frame`, `in_traceback`. */
   field: string;
   source: string;
+  /** How the fast path treats it (core/rule-kinds.ts): `none` when it is not matched frame by frame. */
+  fastPath: 'every-frame' | 'gated' | 'none';
 }
 
 /** Rules in the order of the kinds (core/rule-kinds.ts): detect, prefixes, stages, the rest, the inference tables. */
 export function packRules(pack: PackSource): RuleEntry[] {
   const entries: RuleEntry[] = [];
+  const lists = pack as unknown as Record<string, unknown>;
+  const add = (kind: RuleKind, rules: unknown, path: (string | number)[]): void => {
+    ((rules as RuleSource[] | undefined) ?? []).forEach((rule, index) => entries.push({ kind, path: [...path, index], rule }));
+  };
   for (const entry of RULE_KINDS) {
     const { kind, list } = entry;
-    if (list === 'stages') {
-      (pack.stages ?? []).forEach((stage, s) => {
-        stage.markers.forEach((rule, index) => entries.push({ kind, path: ['stages', s, 'markers', index], rule }));
-      });
-    } else if (list === 'inference') {
-      for (const table of 'tables' in entry ? entry.tables : []) {
-        (pack.inference?.[table] ?? []).forEach((rule: RuleSource, index: number) => entries.push({ kind, path: ['inference', table, index], rule }));
-      }
+    if ('nested' in entry) {
+      ((lists[list] as Record<string, unknown>[] | undefined) ?? []).forEach((item, at) => add(kind, item[entry.nested], [list, at, entry.nested]));
+    } else if ('tables' in entry) {
+      const tables = (lists[list] as Record<string, unknown> | undefined) ?? {};
+      for (const table of entry.tables) add(kind, tables[table], [list, table]);
     } else {
-      (pack[list] ?? []).forEach((rule: RuleSource, index: number) => entries.push({ kind, path: [list, index], rule }));
+      add(kind, lists[list], [list]);
     }
   }
   return entries;
@@ -44,17 +47,14 @@ export function findRulePath(pack: PackSource, ruleId: string): (string | number
   return packRules(pack).find((entry) => entry.rule.id === ruleId)?.path;
 }
 
+/** The rule's patterns: `pattern`, then the ones its kind holds `also` (a ready rule's `confirm` list, a failure's `in_frame`). */
 export function rulePatterns(entry: RuleEntry): PatternEntry[] {
-  const patterns: PatternEntry[] = [{ entry, path: [...entry.path, 'pattern'], field: 'pattern', source: entry.rule.pattern }];
-  if (entry.kind === 'ready') {
-    ((entry.rule as ReadyRuleSource).confirm ?? []).forEach((source, index) =>
-      patterns.push({ entry, path: [...entry.path, 'confirm', index], field: `confirm[${index}]`, source }),
-    );
-  }
-  if (entry.kind === 'failure') {
-    const failure = entry.rule as FailureRuleSource;
-    if (failure.in_frame !== undefined) patterns.push({ entry, path: [...entry.path, 'in_frame'], field: 'in_frame', source: failure.in_frame });
-    if (failure.in_traceback !== undefined) patterns.push({ entry, path: [...entry.path, 'in_traceback'], field: 'in_traceback', source: failure.in_traceback });
+  const kind = ruleKind(entry.kind);
+  const patterns: PatternEntry[] = [{ entry, path: [...entry.path, 'pattern'], field: 'pattern', source: entry.rule.pattern, fastPath: kind.fastPath }];
+  for (const { field, fastPath } of 'also' in kind ? kind.also : []) {
+    const value = (entry.rule as unknown as Record<string, unknown>)[field];
+    if (typeof value === 'string') patterns.push({ entry, path: [...entry.path, field], field, source: value, fastPath });
+    if (Array.isArray(value)) value.forEach((source: string, index) => patterns.push({ entry, path: [...entry.path, field, index], field: `${field}[${index}]`, source, fastPath }));
   }
   return patterns;
 }

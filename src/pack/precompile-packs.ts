@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PackSource } from '../core/pack-types.js';
 import { formatDiagnostic, PackError } from './diagnostic.js';
 import { compileFiles, readPackWithIncludes, shippedRulesDir } from './load-pack.js';
+import { packRules, rulePatterns } from './pack-rules.js';
 import { analysePattern } from './pattern-analysis.js';
 import { PRECOMPILED_FILE, PRECOMPILED_VERSION, patternKey, type PrecompiledTable } from './precompiled-packs.js';
 
@@ -33,20 +34,12 @@ export function buildPrecompiledTable(rulesDir = shippedRulesDir()): Precompiled
   return table;
 }
 
-/** Every pattern the classifier runs: rule patterns and ready confirmations. */
+/** Every pattern the classifier runs frame by frame (the kinds the fast path knows: core/rule-kinds.ts). */
 function patternsOf(pack: PackSource): { pattern: string; ignoreCase: boolean }[] {
-  const rules = [
-    ...(pack.detect ?? []),
-    ...(pack.prefixes ?? []),
-    ...(pack.stages ?? []).flatMap((stage) => stage.markers),
-    ...(pack.progress ?? []),
-    ...(pack.ready ?? []),
-    ...(pack.heartbeats ?? []),
-    ...(pack.benign ?? []),
-    ...(pack.failures ?? []),
-  ];
-  const confirms = (pack.ready ?? []).flatMap((rule) => (rule.confirm ?? []).map((pattern) => ({ pattern, ignoreCase: rule.ignore_case ?? false })));
-  return [...rules.map((rule) => ({ pattern: rule.pattern, ignoreCase: rule.ignore_case ?? false })), ...confirms];
+  return packRules(pack)
+    .flatMap((entry) => rulePatterns(entry))
+    .filter((found) => found.fastPath !== 'none')
+    .map((found) => ({ pattern: found.source, ignoreCase: found.entry.rule.ignore_case ?? false }));
 }
 
 export function writePrecompiledPacks(outFile = join(dirname(fileURLToPath(import.meta.url)), PRECOMPILED_FILE)): string {

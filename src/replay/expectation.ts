@@ -23,7 +23,7 @@ const KEYS = new Set(['family', 'verdict', 'stage', 'cause', 'evidence', 'then_i
 export class ExpectationError extends Error {
   constructor(
     readonly file: string,
-    detail: string,
+    readonly detail: string,
   ) {
     super(`${file}: ${detail}`);
     this.name = 'ExpectationError';

@@ -9,7 +9,7 @@ import type { CompiledPack } from '../core/pack-types.js';
 import type { Mismatch } from './compare.js';
 import type { FixtureCoverage } from './coverage.js';
 import type { FixtureGroup, FixturePair } from './discover.js';
-import { readExpectation, type Expectation } from './expectation.js';
+import { ExpectationError, readExpectation, type Expectation } from './expectation.js';
 import { pairExpectation, runCase } from './run-case.js';
 import { runGroupCase } from './run-group-case.js';
 import type { ReplayMemory } from './replay-memory.js';
@@ -59,6 +59,7 @@ export function caseTask(c: ReplayCase): CaseTask {
 export async function replayCase(task: CaseTask, tools: CaseTools): Promise<ReplayedCase> {
   const start = performance.now();
   const { case: c, expected } = task;
+  requirePackOf(task, tools.packs);
   const replayed: ReplayedCase =
     c.kind === 'pair'
       ? { ...summary(tools.memory ? tools.memory.runCase(c.pair, { packs: tools.packs, expected }) : runCase(c.pair, { packs: tools.packs, expected })), seconds: 0 }
@@ -74,6 +75,18 @@ export async function replayCase(task: CaseTask, tools: CaseTools): Promise<Repl
     replayed.coverage = logs.map((log) => logCoverage({ log, expected, packs: tools.packs, inferencePacks: tools.inferencePacks! }));
   }
   return replayed;
+}
+
+/**
+ * A case names its family, and only that family's pack can replay it: a curator replaying the
+ * fixtures with `--pack` of another family gets told so, not an internal error.
+ */
+function requirePackOf(task: CaseTask, packs: readonly CompiledPack[]): void {
+  const family = task.expected.family;
+  if (family === undefined || packs.some((p) => p.name === family)) return;
+  const file = task.case.kind === 'pair' ? task.case.pair.expect : task.case.group.expect;
+  const names = packs.filter((p) => !p.isShared).map((p) => p.name);
+  throw new ExpectationError(file, `family "${family}" has no pack among those in use (${names.join(', ') || 'none'}): add its pack with --pack, or replay only the fixtures of the packs given`);
 }
 
 function summary(result: { log: string; expected: Expectation; family: string; verdict: Verdict; pass: boolean; mismatches: Mismatch[] }) {

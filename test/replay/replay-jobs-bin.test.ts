@@ -129,6 +129,14 @@ describe('replay --jobs 2 when a case cannot be replayed', () => {
     expect(run.stderr).toMatch(/^spinup replay: ENXIO: .*b-socket\.log'\n$/);
   });
 
+  it('a pack of another family: the fixtures it cannot replay are named, exit 64, no internal error', { timeout: LONG }, async () => {
+    // The pack is valid but is named "demo": no fixture under fixtures/vllm can be replayed with it.
+    const run = await sameOnOneAndTwoThreads(['--pack', 'fixtures/packs/invalid/_shared-part.yaml', 'fixtures/vllm']);
+    expect(run.code).toBe(64);
+    expect(run.stderr).toMatch(/^spinup replay: \S+\/fixtures\/vllm\/[^ ]+\.expect\.yaml: family "vllm" has no pack among those in use \(demo\): add its pack with --pack, or replay only the fixtures of the packs given\n/);
+    expect(run.stderr).not.toMatch(/internal error|\n {4}at /);
+  });
+
   it('an invalid pack: its diagnostics and exit 78, as in one thread', { timeout: LONG }, async () => {
     const run = await sameOnOneAndTwoThreads(['--pack', 'fixtures/packs/invalid/bad-id.yaml', 'fixtures/vllm']);
     expect(run.code).toBe(78);

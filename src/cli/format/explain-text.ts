@@ -73,7 +73,8 @@ function lineText(line: LineTrace, c: Colors): string {
   return `${clip(text, MAX_TEXT)}${frames}`;
 }
 
-const KIND_COLOR: Record<HitKind, keyof Colors> = {
+/** A kind without a colour here is shown bold. */
+const KIND_COLOR: Partial<Record<HitKind, keyof Colors>> = {
   stage: 'blue',
   progress: 'cyan',
   ready: 'green',
@@ -87,7 +88,7 @@ const KIND_COLOR: Record<HitKind, keyof Colors> = {
 };
 
 function formatHit(hit: FrameHit, c: Colors): string {
-  const paint = c[KIND_COLOR[hit.kind]] as (s: string) => string;
+  const paint = c[KIND_COLOR[hit.kind] ?? 'bold'] as (s: string) => string;
   const groups = Object.entries(hit.groups).map(([k, v]) => `${k}=${JSON.stringify(clip(v, 80))}`);
   const captured = groups.length > 0 ? c.dim(`  {${groups.join(', ')}}`) : '';
   return `${paint(hit.kind.padEnd(9))} ${c.bold(hit.rule)}  ${hit.detail}${captured}`;

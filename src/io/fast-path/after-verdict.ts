@@ -27,11 +27,11 @@ const ESC = 0x1b;
 const MAX_CHECKED_LINE = 1 << 16;
 
 export class AfterVerdict {
-  private scanners: VerdictScanners | null | undefined;
+  private scanners: VerdictScanners[] | null | undefined;
 
   /** A new chunk in a reused buffer: what was found in the last one is forgotten. */
   newChunk(): void {
-    this.scanners?.chunk.forEach((scanner) => scanner.forget());
+    this.scanners?.forEach((scanner) => scanner.chunk?.forget());
   }
 
   /**
@@ -42,43 +42,46 @@ export class AfterVerdict {
   nextDue(pack: CompiledPack, verdict: 'ready' | 'other', chunk: Buffer, start: number, end: number): number {
     const scanners = scannersFor(pack);
     if (scanners !== this.scanners) {
-      scanners?.chunk.forEach((scanner) => scanner.forget());
+      scanners?.forEach((scanner) => scanner.chunk?.forget());
       this.scanners = scanners;
     }
     const lastLf = chunk.lastIndexOf(LF, end - 1);
     if (!scanners || lastLf < start) return start;
-    const which = verdict === 'ready' ? 0 : 1;
-    const scanner = scanners.chunk[which]!;
+    const which = scanners[verdict === 'ready' ? 0 : 1]!;
+    const scanner = (which.chunk ??= new ChunkLiteralScanner(which.bytes));
     for (let from = start; from <= lastLf; ) {
       const hit = scanner.nextLine(chunk, from, lastLf);
       if (hit === -1) break;
       const lineEnd = chunk.indexOf(LF, hit);
-      if (readsAsLiteral(scanners.text[which]!, chunk, hit, lineEnd)) return hit;
+      if (readsAsLiteral(which, chunk, hit, lineEnd)) return hit;
       from = lineEnd + 1;
     }
     return lastLf > start ? Math.max(start, chunk.lastIndexOf(LF, lastLf - 1) + 1) : start;
   }
 }
 
-/** Per pack: the chunk scanners and the same literals for decoded text, after ready [0] and after any other verdict [1]. */
+/**
+ * Per pack, after ready [0] and after any other verdict [1]: the literals, as bytes for the
+ * chunk scanner and as text for a line with colour codes. Both scanners are built when first
+ * needed (a run that never gives a verdict, or meets no colour code, pays for neither).
+ */
 interface VerdictScanners {
-  chunk: ChunkLiteralScanner[];
-  text: LiteralScanner[];
+  bytes: Buffer[];
+  texts: string[];
+  chunk?: ChunkLiteralScanner;
+  text?: LiteralScanner;
 }
 
-const cache = new WeakMap<CompiledPack, VerdictScanners | null>();
+const cache = new WeakMap<CompiledPack, VerdictScanners[] | null>();
 
 /** Null when some rule's literals are unknown or cannot be searched as bytes: nothing is let go. */
-function scannersFor(pack: CompiledPack): VerdictScanners | null {
+function scannersFor(pack: CompiledPack): VerdictScanners[] | null {
   let scanners = cache.get(pack);
   if (scanners === undefined) {
     const quiet = pack.prefilter.quietLiterals();
     const sets = quiet ? [[...quiet.restart, ...quiet.afterReady], quiet.restart] : [];
     const bytes = sets.map((texts) => byteLiterals([...texts, ...ESCAPES]));
-    scanners =
-      quiet && bytes.every((set) => set !== null)
-        ? { chunk: bytes.map((set) => new ChunkLiteralScanner(set!)), text: sets.map((texts) => new LiteralScanner([...new Set(texts)])) }
-        : null;
+    scanners = quiet && bytes.every((set) => set !== null) ? sets.map((texts, k) => ({ bytes: bytes[k]!, texts: [...new Set(texts)] })) : null;
     cache.set(pack, scanners);
   }
   return scanners;
@@ -89,8 +92,9 @@ function scannersFor(pack: CompiledPack): VerdictScanners | null {
  * classifier reads it: always when it holds no colour code (the literal is there as it is);
  * else only when its frames, codes stripped, do.
  */
-function readsAsLiteral(text: LiteralScanner, chunk: Buffer, start: number, end: number): boolean {
+function readsAsLiteral(scanners: VerdictScanners, chunk: Buffer, start: number, end: number): boolean {
   if (end - start > MAX_CHECKED_LINE || !hasEscape(chunk, start, end)) return true;
+  const text = (scanners.text ??= new LiteralScanner(scanners.texts));
   return guardFrames(chunk.toString('utf8', start, end)).some((frame) => text.hasAny(frame));
 }
 

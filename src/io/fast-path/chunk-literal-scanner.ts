@@ -5,11 +5,13 @@
  *
  * Long literals (7+ bytes) are found one aligned 4-byte word at a time: every occurrence of such
  * a literal wholly contains an aligned word, whichever its alignment, so for each of the four
- * alignments one word of the literal is hashed into a 64 Ki table, and the chunk is probed with
+ * alignments one word of the literal is hashed into a table (2^18 slots), and the chunk is probed with
  * one 32-bit load, a multiply and a table load per four bytes; a probe hit is confirmed with a
  * byte compare. Which word stands for an alignment is picked by how rare its 4-gram is in a
- * sample of the text (the speed depends on it, never which literals are found). Short literals
- * are searched with Buffer.indexOf (memchr), from their rarest byte, and confirmed.
+ * sample of the text (the speed depends on it, never which literals are found). Short literals:
+ * short-literal-search.ts. In the kernels' memory (wasm/scan-memory.ts) one pass of the
+ * find_block kernel does both searches, 16 bytes a step, the same probe on the same table and
+ * the short literals by pairs; JavaScript confirms the candidates of a block it stops at.
  *
  * With `stamps`, it finds clock stamps (`d:dd:dd`, as ByteLiteralScanner reads them) too: every
  * stamp wholly contains an aligned word of one of the shapes `d:dd`, `:dd:`, `dd:d` (a few
@@ -20,58 +22,59 @@
  * the chunk: asked again further on, the scanner goes on from where it stopped.
  */
 import { occursAt, stampFrom } from './byte-literal-scanner.js';
+import { ShortLiteralSearch } from './short-literal-search.js';
+import { scanMemory } from './wasm/scan-memory.js';
+import { WORD_HASH, WORD_TABLE_BITS } from './wasm/kernel-source.js';
 
 /** Literals shorter than this cannot be found by a word probe at every alignment. */
 const WORD_LITERAL_MIN = 7;
 const WORD = 4;
-const TABLE_BITS = 16;
+/** Bytes the find_block kernel steps by. */
+const BLOCK = 16;
+const TABLE_BITS = WORD_TABLE_BITS;
 const SHIFT = 32 - TABLE_BITS;
 /** Fibonacci hashing: a multiply spreads the 4-gram over the table, the top bits pick the slot. */
-const HASH = 0x9e3779b1;
+const HASH = WORD_HASH;
 const LF = 10;
 /** Bytes sampled to pick rare words and bytes, again after every RETUNE_BYTES scanned. */
-const SAMPLE_BYTES = 1 << 16;
-const RETUNE_BYTES = 1 << 26;
-/** Not searched yet in this chunk (the caches below). */
+const SAMPLE_BYTES = 1 << 18;
+const MIN_SAMPLE_BYTES = 1 << 14;
+const RETUNE_BYTES = 1 << 28;
+/** Not searched yet in this chunk (the cache below). */
 const UNKNOWN = -2;
 const LITERAL_WORD = 1;
 const STAMP_WORD = 2;
 const COLON = 0x3a;
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-interface ShortLiteral {
-  bytes: Uint8Array;
-  /** Offset of the byte the search starts from (the rarest), and the bytes from it on. */
-  from: number;
-  needle: Buffer;
-}
-
 export class ChunkLiteralScanner {
-  private readonly long: Uint8Array[] = [];
-  private readonly short: ShortLiteral[] = [];
+  private readonly long: Uint8Array[];
+  private readonly short: ShortLiteralSearch;
   private readonly table = new Uint8Array(1 << TABLE_BITS);
-  /** Per table slot: [long literal index, offset of its probe word], flattened. */
-  private buckets: (number[] | undefined)[] = [];
+  /** Changes with the table: the kernels' memory holds a copy of it. */
+  private tableVersion = 0;
+  /** Per table slot in use: [long literal index, offset of its probe word], flattened. */
+  private readonly buckets = new Map<number, number[]>();
   /** Bytes to scan before the next sample (0: take one as soon as a chunk is big enough). */
   private untilTune = 0;
-  // What was found in the chunk being scanned: where the next long literal and the next of each
-  // short one begin, at or after `searchedFrom` (-1: none up to `end`; UNKNOWN: not searched). Words are probed in
-  // order, so no line before the next long literal's holds a long literal.
+  // What was found in the chunk being scanned: where the next long literal begins, at or after
+  // `searchedFrom` (-1: none up to `end`; UNKNOWN: not searched); the short ones' is kept by
+  // `short`. Words are probed in order, so no line before the next long literal's holds a long
+  // literal. In the kernels' memory `nextLong` is where the next literal of either kind begins.
   private chunk: Uint8Array | undefined;
   private end = 0;
   private searchedFrom = 0;
   private nextLong = -1;
-  private nextShort: number[] = [];
+  /** The chunk lies in the kernels' memory (asked once per chunk: a Buffer's `buffer` is not free). */
+  private inMemory = false;
   private readonly stamps: boolean;
 
   constructor(literals: readonly Uint8Array[], options: { stamps?: boolean } = {}) {
     if (literals.some((l) => l.length === 0)) throw new RangeError('ChunkLiteralScanner: empty literal');
     this.stamps = options.stamps === true;
-    for (const literal of literals) {
-      if (literal.length >= WORD_LITERAL_MIN) this.long.push(literal);
-      else this.short.push({ bytes: literal, from: 0, needle: Buffer.from(literal) });
-    }
-    this.index(() => 0, () => 0);
+    this.long = literals.filter((literal) => literal.length >= WORD_LITERAL_MIN);
+    this.short = new ShortLiteralSearch(literals.filter((literal) => literal.length < WORD_LITERAL_MIN));
+    this.index(() => 0);
   }
 
   /** Forgets what was found: the next `nextLine` searches afresh (new bytes in a reused buffer). */
@@ -90,18 +93,16 @@ export class ChunkLiteralScanner {
       this.untilTune -= end - start;
       this.chunk = chunk;
       this.end = end;
+      this.inMemory = scanMemory?.holds(chunk) === true;
       this.nextLong = UNKNOWN;
-      this.nextShort = this.short.map(() => UNKNOWN);
+      this.short.forget();
     }
     this.searchedFrom = start;
+    const inMemory = this.inMemory;
     // A cached occurrence before `start` was passed by the caller: search on from `start`.
-    if (this.nextLong === UNKNOWN || (this.nextLong >= 0 && this.nextLong < start)) this.nextLong = this.findLong(chunk, start, end);
-    this.short.forEach((literal, k) => {
-      const next = this.nextShort[k]!;
-      if (next === UNKNOWN || (next >= 0 && next < start)) this.nextShort[k] = this.findShort(literal, chunk, start, end);
-    });
-    let first = this.nextLong;
-    for (const next of this.nextShort) if (next !== -1 && (first === -1 || next < first)) first = next;
+    if (this.nextLong === UNKNOWN || (this.nextLong >= 0 && this.nextLong < start)) this.nextLong = inMemory ? this.findInMemory(chunk, start, end) : this.findLong(chunk, start, end);
+    const short = inMemory ? -1 : this.short.find(chunk, start, end);
+    const first = this.nextLong === -1 || (short !== -1 && short < this.nextLong) ? short : this.nextLong;
     return first === -1 ? -1 : Math.max(start, chunk.lastIndexOf(LF, first) + 1);
   }
 
@@ -137,6 +138,40 @@ export class ChunkLiteralScanner {
     return -1;
   }
 
+  /**
+   * Where the first literal of either kind in `chunk[start, end)` begins, or -1, by find_block.
+   * The blocks begin at the aligned word holding `start`: words and pairs partly outside the
+   * range are confirmed against it like the others. Of the literals confirmed in one block the
+   * first to begin is taken; one that begins before it but is found in a later block holds it
+   * (no line break in between), so the line is the same.
+   */
+  private findInMemory(chunk: Uint8Array, start: number, end: number): number {
+    const memory = scanMemory!;
+    const table = memory.wordTable(this, this.tableVersion, this.table);
+    const masks = memory.pairMasks(this.short, this.short.version, this.short.masks);
+    // Addresses in the memory: a block may begin just before the chunk (offset -1 to -3).
+    const base = chunk.byteOffset;
+    const from = base + start - ((base + start) % WORD);
+    for (let address = memory.findBlock(table, masks, from, base + end); address !== -1; address = memory.findBlock(table, masks, address + BLOCK, base + end)) {
+      const block = address - base;
+      let found = -1;
+      for (let bits = memory.found; bits !== 0; bits &= bits - 1) {
+        const bit = 31 - Math.clz32(bits & -bits);
+        let hit: number;
+        if (bit >= BLOCK) {
+          // One of the words, or more: the probe looks the slot up in the table.
+          const at = (bit - BLOCK) * WORD;
+          hit = this.probe(chunk, memory.bytes.readUInt32LE(address + at), block + at, start, end);
+        } else {
+          hit = this.short.literalAt(chunk, block + bit, start, end);
+        }
+        if (hit !== -1 && (found === -1 || hit < found)) found = hit;
+      }
+      if (found !== -1) return found;
+    }
+    return -1;
+  }
+
   /** Where the long literal (or stamp) that the word at `wordAt` stands for begins, if it is there; else -1. */
   private probe(chunk: Uint8Array, word: number, wordAt: number, start: number, end: number): number {
     const slot = Math.imul(word, HASH) >>> SHIFT;
@@ -149,7 +184,7 @@ export class ChunkLiteralScanner {
       }
     }
     if (!(flags & LITERAL_WORD)) return -1;
-    const bucket = this.buckets[slot]!;
+    const bucket = this.buckets.get(slot)!;
     for (let b = 0; b < bucket.length; b += 2) {
       const literal = this.long[bucket[b]!]!;
       const at = wordAt - bucket[b + 1]!;
@@ -158,36 +193,32 @@ export class ChunkLiteralScanner {
     return -1;
   }
 
-  /** Where the first occurrence of a short literal in `chunk[start, end)` begins, or -1. */
-  private findShort(literal: ShortLiteral, chunk: Buffer, start: number, end: number): number {
-    const { bytes, from, needle } = literal;
-    for (let at = chunk.indexOf(needle, start + from); at !== -1; at = chunk.indexOf(needle, at + 1)) {
-      const begin = at - from;
-      if (begin + bytes.length > end) return -1;
-      if (occursAt(chunk, begin, bytes)) return begin;
-    }
-    return -1;
-  }
-
   /** Picks probe words and search bytes from the counts of a sample of the text. */
   private tune(chunk: Uint8Array, start: number, end: number): void {
     const stop = Math.min(end, start + SAMPLE_BYTES);
-    // Too little text to count says little: the choice stands until a bigger chunk comes.
-    if (stop - start < SAMPLE_BYTES / 4) return;
+    // Too little text to count says little: the choice stands until a bigger chunk comes (a
+    // pipe's are 64 KiB).
+    if (stop - start < MIN_SAMPLE_BYTES) return;
     this.untilTune = RETUNE_BYTES;
-    const grams = new Uint32Array(1 << TABLE_BITS);
-    const bytes = new Uint32Array(256);
+    // Shared counts (tuning is synchronous): a scanner retunes every RETUNE_BYTES, and fresh
+    // arrays each time were large garbage.
+    const { grams, bytes, pairs } = COUNTS;
+    grams.fill(0);
+    bytes.fill(0);
+    pairs.fill(0);
     for (let at = start; at < stop; at++) bytes[chunk[at]!]++;
+    for (let at = start; at + 1 < stop; at++) pairs[(chunk[at]! << 8) | chunk[at + 1]!]++;
     for (let at = start; at + WORD <= stop; at++) grams[slotOf(chunk, at)]++;
-    this.index(
-      (literal, at) => grams[slotOf(literal, at)]!,
+    this.index((literal, at) => grams[slotOf(literal, at)]!);
+    this.short.tune(
       (byte) => bytes[byte]!,
+      (first, second) => pairs[(first << 8) | second]!,
     );
   }
 
-  private index(wordCost: (literal: Uint8Array, at: number) => number, byteCost: (byte: number) => number): void {
+  private index(wordCost: (literal: Uint8Array, at: number) => number): void {
     this.table.fill(0);
-    this.buckets = new Array<number[] | undefined>(1 << TABLE_BITS).fill(undefined);
+    this.buckets.clear();
     this.long.forEach((literal, index) => {
       for (let alignment = 0; alignment < WORD; alignment++) {
         // A literal starting at alignment `alignment` holds aligned words at these offsets.
@@ -197,20 +228,19 @@ export class ChunkLiteralScanner {
         }
         const slot = slotOf(literal, best);
         this.table[slot]! |= LITERAL_WORD;
-        const bucket = (this.buckets[slot] ??= []);
-        if (!hasEntry(bucket, index, best)) bucket.push(index, best);
+        const bucket = this.buckets.get(slot);
+        if (bucket === undefined) this.buckets.set(slot, [index, best]);
+        else if (!hasEntry(bucket, index, best)) bucket.push(index, best);
       }
     });
-    if (this.stamps) for (const word of stampWords()) this.table[slotOf(word, 0)]! |= STAMP_WORD;
-    for (const literal of this.short) {
-      let from = 0;
-      for (let at = 1; at < literal.bytes.length; at++) if (byteCost(literal.bytes[at]!) < byteCost(literal.bytes[from]!)) from = at;
-      literal.from = from;
-      literal.needle = Buffer.from(literal.bytes.subarray(from));
-    }
+    if (this.stamps) for (const slot of STAMP_SLOTS) this.table[slot]! |= STAMP_WORD;
+    this.tableVersion++;
     this.chunk = undefined;
   }
 }
+
+/** Counts of a sample, for tuning. */
+const COUNTS = { grams: new Uint32Array(1 << TABLE_BITS), bytes: new Uint32Array(256), pairs: new Uint32Array(1 << 16) };
 
 /** The aligned words a stamp `d:dd:dd` can hold whole: `d:dd`, `:dd:` and `dd:d`, every digit. */
 function stampWords(): Uint8Array[] {
@@ -237,3 +267,6 @@ function hasEntry(bucket: number[], index: number, offset: number): boolean {
   for (let b = 0; b < bucket.length; b += 2) if (bucket[b] === index && bucket[b + 1] === offset) return true;
   return false;
 }
+
+/** The table slots of the stamp words. */
+const STAMP_SLOTS = [...new Set(stampWords().map((word) => slotOf(word, 0)))];

@@ -17,7 +17,9 @@
 import type { Session } from '../../core/session.js';
 import type { Skippable } from '../../core/skippable.js';
 import type { LineSplitter, SplitLine } from '../line-splitter.js';
+import { countNewlines } from './count-newlines.js';
 import { DROP, FEED, QuietLines, REPEAT, SKIP } from './quiet-lines.js';
+import { scanMemory } from './wasm/scan-memory.js';
 
 const LF = 10;
 const CR = 13;
@@ -55,12 +57,15 @@ export class FastLineReader {
     return this.#unread;
   }
 
-  read(chunk: Buffer): void {
+  read(given: Buffer): void {
     this.#now = this.session.skippable();
     if (!this.#now || !this.#quiet.usable(this.#now.pack)) {
-      this.splitter.forEachLine(chunk, this.emit);
+      this.splitter.forEachLine(given, this.emit);
       return;
     }
+    // Scanned where the kernels can read it: a copy is read as the chunk itself (it is good
+    // until the next read, like a source's reused buffer; the splitter copies what it keeps).
+    const chunk = scanMemory?.place(given) ?? given;
     this.#quiet.newChunk();
     this.#chunk = chunk;
     this.#nextCr = chunk.indexOf(CR);
@@ -173,8 +178,7 @@ export class FastLineReader {
 
   /** Counts the whole lines of `chunk[start, end)` (it ends just after a `\n`) as let go unread. */
   #letGo(chunk: Buffer, start: number, end: number): void {
-    let count = 0;
-    for (let at = chunk.indexOf(LF, start); at !== -1 && at < end; at = chunk.indexOf(LF, at + 1)) count++;
+    const count = countNewlines(chunk, start, end);
     this.splitter.skipLines(count);
     this.#unread += count;
   }

@@ -1,0 +1,175 @@
+/**
+ * The memory the byte kernels (kernel-source.ts) scan, and the way bytes get into it. A kernel
+ * reads only its own WebAssembly memory, so a chunk is scanned there: a file read with
+ * --no-follow is read straight into it (leased read buffers, io/sources.ts); a chunk from
+ * anywhere else (a pipe, a followed file) is copied into the scratch region once, by the reader
+ * (fast-line-reader.ts), and used from there as if it had been read so. The memory has a fixed
+ * size, so Buffer views of it never go stale.
+ *
+ * Layout (every region a kernel scans has KERNEL_SLACK bytes of room after it):
+ *   word tables   TABLE_SLOTS x 256 KiB   the probe tables of ChunkLiteralScanner, copied in
+ *   pair masks    MASK_SLOTS x 64 bytes   Teddy masks, copied in
+ *   out           4 bytes                 what find_block found in its block
+ *   scratch       SCRATCH_BYTES           a copy of a chunk from elsewhere
+ *   read buffers  READ_LEASES x 2 x READ_BUFFER_BYTES
+ * Tables and masks are kept per owner (a scanner) and version, and copied in again only when a
+ * slot was given to another owner meanwhile or the owner's bytes changed.
+ */
+import { assembleWat } from './assemble-wat.js';
+import { KERNEL_SLACK, KERNELS, WORD_TABLE_BITS } from './kernel-source.js';
+
+export const TABLE_BYTES = 1 << WORD_TABLE_BITS;
+export const MASK_BYTES = 64;
+export const SCRATCH_BYTES = 1 << 20;
+export const READ_BUFFER_BYTES = 1 << 20;
+const TABLE_SLOTS = 4;
+const MASK_SLOTS = 16;
+const READ_LEASES = 2;
+const PAGE = 1 << 16;
+/** Room after each region for a kernel's reads past its end (KERNEL_SLACK), keeping regions 64-byte aligned. */
+const REGION_ROOM = 64;
+
+interface Kernels {
+  count_lf(p: number, end: number): number;
+  find_block(table: number, masks: number, out: number, p: number, end: number): number;
+}
+
+interface Slot {
+  owner: object | undefined;
+  version: number;
+}
+
+class SlotPool {
+  private readonly slots: Slot[];
+  private nextVictim = 0;
+
+  constructor(
+    private readonly memory: Uint8Array,
+    private readonly base: number,
+    private readonly size: number,
+    count: number,
+  ) {
+    this.slots = Array.from({ length: count }, () => ({ owner: undefined, version: -1 }));
+  }
+
+  /** The address of a slot holding `bytes` for `owner` at `version`, copied in when it is not there yet. */
+  resident(owner: object, version: number, bytes: Uint8Array): number {
+    // Asked once per search (per line found, on a log where every line holds a literal): a plain loop.
+    let index = -1;
+    for (let k = 0; k < this.slots.length; k++) if (this.slots[k]!.owner === owner) index = k;
+    if (index === -1) {
+      index = this.nextVictim;
+      this.nextVictim = (this.nextVictim + 1) % this.slots.length;
+    }
+    const slot = this.slots[index]!;
+    const address = this.base + index * this.size;
+    if (slot.owner !== owner || slot.version !== version) {
+      this.memory.set(bytes.subarray(0, this.size), address);
+      slot.owner = owner;
+      slot.version = version;
+    }
+    return address;
+  }
+}
+
+export class ScanMemory {
+  readonly bytes: Buffer;
+  private readonly kernels: Kernels;
+  private readonly tables: SlotPool;
+  private readonly masks: SlotPool;
+  private readonly scratch: number;
+  private readonly out: number;
+  /** What the last findBlock found in its block (see find_block): pair bits 0-15, word bits 16-19. */
+  found = 0;
+  private readonly leases: { at: number; taken: boolean }[] = [];
+
+  constructor() {
+    const tables = 0;
+    const masks = tables + TABLE_SLOTS * TABLE_BYTES + REGION_ROOM;
+    this.out = masks + MASK_SLOTS * MASK_BYTES + REGION_ROOM;
+    this.scratch = this.out + REGION_ROOM;
+    let end = this.scratch + SCRATCH_BYTES + REGION_ROOM;
+    for (let k = 0; k < READ_LEASES; k++) {
+      this.leases.push({ at: end, taken: false });
+      end += 2 * (READ_BUFFER_BYTES + REGION_ROOM);
+    }
+    if (REGION_ROOM < KERNEL_SLACK) throw new Error('ScanMemory: regions leave too little room');
+    const module = new WebAssembly.Module(assembleWat({ pages: Math.ceil(end / PAGE), functions: KERNELS }));
+    const instance = new WebAssembly.Instance(module, {});
+    const memory = instance.exports.memory as { buffer: ArrayBuffer };
+    this.kernels = instance.exports as unknown as Kernels;
+    this.bytes = Buffer.from(memory.buffer);
+    this.tables = new SlotPool(this.bytes, tables, TABLE_BYTES, TABLE_SLOTS);
+    this.masks = new SlotPool(this.bytes, masks, MASK_BYTES, MASK_SLOTS);
+  }
+
+  /** Whether `chunk` lies in this memory (so the kernels can scan it where it is). */
+  holds(chunk: Uint8Array): boolean {
+    return chunk.buffer === this.bytes.buffer;
+  }
+
+  /**
+   * `chunk` itself when it lies in this memory; else a copy of it in the scratch region (good
+   * until the next call), or undefined when it is too big for it.
+   */
+  place(chunk: Buffer): Buffer | undefined {
+    if (this.holds(chunk)) return chunk;
+    if (chunk.length > SCRATCH_BYTES) return undefined;
+    chunk.copy(this.bytes, this.scratch);
+    return this.bytes.subarray(this.scratch, this.scratch + chunk.length);
+  }
+
+  /** Two read buffers in this memory for one reader at a time, or undefined when every lease is out. */
+  leaseReadBuffers(): { buffers: [Buffer, Buffer]; release: () => void } | undefined {
+    const lease = this.leases.find((l) => !l.taken);
+    if (!lease) return undefined;
+    lease.taken = true;
+    const second = lease.at + READ_BUFFER_BYTES + REGION_ROOM;
+    return {
+      buffers: [this.bytes.subarray(lease.at, lease.at + READ_BUFFER_BYTES), this.bytes.subarray(second, second + READ_BUFFER_BYTES)],
+      release: () => void (lease.taken = false),
+    };
+  }
+
+  /** The address of a word table (TABLE_BYTES) of `owner` (ChunkLiteralScanner), copied in if needed. */
+  wordTable(owner: object, version: number, table: Uint8Array): number {
+    return this.tables.resident(owner, version, table);
+  }
+
+  /** The address of the 64-byte Teddy masks of `owner`, copied in if needed. */
+  pairMasks(owner: object, version: number, masks: Uint8Array): number {
+    return this.masks.resident(owner, version, masks);
+  }
+
+  /** The `\n` bytes in `chunk[start, end)`; `chunk` lies in this memory. */
+  countLf(chunk: Uint8Array, start: number, end: number): number {
+    return this.kernels.count_lf(chunk.byteOffset + start, chunk.byteOffset + end);
+  }
+
+  /**
+   * The address of the first 16-byte block at `from`, `from + 16`, ... (4-aligned addresses in
+   * this memory) before `end` where the word probe or the pair search has a candidate
+   * (find_block), and sets `found`; -1 if none.
+   */
+  findBlock(table: number, masks: number, from: number, end: number): number {
+    const at = this.kernels.find_block(table, masks, this.out, from, end);
+    if (at !== -1) this.found = this.bytes.readUInt32LE(this.out);
+    return at;
+  }
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * The one memory of this process, or null where WebAssembly SIMD is not there (a runtime
+ * without it, `--jitless`) or words would be read in another byte order than the probe tables
+ * were built for: then every scan is JavaScript's.
+ */
+export const scanMemory: ScanMemory | null = (() => {
+  if (!LITTLE_ENDIAN || typeof WebAssembly !== 'object') return null;
+  try {
+    return new ScanMemory();
+  } catch {
+    return null;
+  }
+})();
