@@ -57,6 +57,19 @@ describe('the house', () => {
     expect(subclasses).toEqual([]);
   });
 
+  it('has one live driver: only io/watch-loop.ts feeds and ticks a live session; watch and run both start it', () => {
+    const feeders = files.filter((f) => !f.name.startsWith('core/') && !f.name.startsWith('replay/') && /\bsession\.(push|tick)\s*\(/.test(codeOf(f.text))).map((f) => f.name);
+    // The after-ready watch feeds a classifier of its own, with the lines the loop gave the run's session
+    // (it observes that session), and is ticked on the loop's turns. (How a run's log ended is settled by
+    // its exit decider: the loop leaves that to it, settleAtEnd false.)
+    expect(feeders).toEqual(['io/supervise/after-ready.ts', 'io/watch-loop.ts']);
+    const startsLoop = (name: string): boolean => /\brunWatchLoop\s*\(/.test(codeOf(files.find((f) => f.name === name)!.text));
+    expect(['cli/commands/watch.ts', 'io/supervise/supervisor.ts', 'io/group-watch.ts'].filter(startsLoop)).toHaveLength(3);
+    // run's supervisor reads no output and keeps no clock of its own: its deciders take the loop's turns.
+    const supervisor = codeOf(files.find((f) => f.name === 'io/supervise/supervisor.ts')!.text);
+    expect(supervisor).not.toMatch(/\bsetInterval\s*\(|\bsetTimeout\s*\(|\bfor await\b|\.output\[Symbol\.asyncIterator\]/);
+  });
+
   it('reads the wall clock in one module only', () => {
     const readers = files.filter((f) => f.name !== CLOCK_MODULE && /\bDate\.now\s*\(|new Date\s*\(\s*\)/.test(codeOf(f.text))).map((f) => f.name);
     expect(readers).toEqual([]);

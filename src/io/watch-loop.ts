@@ -1,6 +1,8 @@
 /**
- * The live loop shared by `watch` and `run`: bytes in, lines to the session, ticks on the wall
- * clock between them, until a verdict, the end of the input, a timeout or an interrupt.
+ * The live loop shared by `watch` and `run`: bytes (or lines already cut) in, lines to the
+ * session, ticks on the wall clock between them, until a verdict, the end of the input, a
+ * timeout or an interrupt. `run` plugs its deciders in (the process, its probe, --timeout): the
+ * loop gives them a turn after every item and every tick, and reads on after its verdict.
  */
 import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
@@ -16,10 +18,34 @@ export type SourceItem =
   /** The previous file ended (rotation): flush its unterminated last line. */
   | { kind: 'flush' };
 
+/** What the loop reads: a byte source's items, or lines another splitter already cut (run's stdout and stderr, merged), numbered as in the log. */
+export type LoopItem = SourceItem | { kind: 'lines'; lines: readonly LoopLine[] };
+
+/** A line as the session takes it: its text and its 1-based number in the log. */
+export interface LoopLine {
+  text: string;
+  lineNo: number;
+}
+
+/**
+ * Takes part in the verdict beside the log (run: the process's exit, its health probe,
+ * --timeout, the watch after READY). It decides through its owner, never by ending the loop:
+ * the loop reads on after its verdict.
+ */
+export interface LoopDecider {
+  /**
+   * A turn, after every item the loop read and on every tick (every `tickMs` while the input is
+   * quiet), so it comes at least that often under constant output too. `wall` is the loop's wall time.
+   */
+  tick(wall: number): void;
+  /** The loop's signal aborted; with `onAbort: 'drain'` the loop reads on. */
+  interrupted?(): void;
+}
+
 export type LoopEnd = 'verdict' | 'ended' | 'timeout' | 'interrupted';
 
 export interface WatchLoopOptions {
-  source: AsyncIterable<SourceItem>;
+  source: AsyncIterable<LoopItem>;
   session: Session;
   /** Wall-clock time (ms) for the session; omitted = log time only (reading a finished file). */
   wall?: () => number;
@@ -56,6 +82,18 @@ export interface WatchLoopOptions {
    * against.
    */
   skipQuietLines?: boolean;
+  /** Given a turn after every item and every tick; none by default (watch decides by the log alone). */
+  deciders?: readonly LoopDecider[];
+  /**
+   * What the abort of `signal` does: 'end' (default) ends the loop at once; 'drain' tells the
+   * deciders and reads on to the end of the source (run: the server's last words after Ctrl-C).
+   */
+  onAbort?: 'end' | 'drain';
+  /**
+   * At the end of the input, settle the session (read its last line, name an unfinished start);
+   * default true. False leaves that to a decider (run: how the process ended says more).
+   */
+  settleAtEnd?: boolean;
 }
 
 export interface LoopResult {
@@ -94,23 +132,41 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   let earlier: Verdict | undefined;
   let earlierSince = 0;
   const next = new NextItem(iterator);
+  const deciders = options.deciders ?? [];
+  const draining = options.onAbort === 'drain';
+  let toldInterrupted = false;
+  // Draining, the abort is news for the deciders, not the loop's end.
+  const interrupted = (): boolean => {
+    if (!options.signal?.aborted) return false;
+    if (!draining) return true;
+    if (!toldInterrupted) for (const decider of deciders) decider.interrupted?.();
+    toldInterrupted = true;
+    return false;
+  };
+  const turn = (): void => {
+    if (deciders.length === 0) return;
+    const now = wall?.() ?? clock.now();
+    for (const decider of deciders) decider.tick(now);
+  };
+  let linesNo = 0;
   const emit = (events: SessionEvent[]): void => {
     if (events.length > 0) options.onEvents?.(events);
   };
   // A line read before its newline came (the writer went quiet mid-line): not read again as it was.
   let readEarly: SplitLine | undefined;
   let lastDataAt = clock.now();
-  const push = (line: SplitLine): void => {
+  const pushAt = (line: LoopLine, at: number | undefined): void => {
     if (readEarly && line.lineNo === readEarly.lineNo && line.text === readEarly.text) return;
     readEarly = undefined;
-    emit(session.push(line.text, { lineNo: line.lineNo, wall: wall?.(), live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
+    emit(session.push(line.text, { lineNo: line.lineNo, wall: at, live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
   };
+  const push = (line: LoopLine): void => pushAt(line, wall?.());
   const fast = options.skipQuietLines === false ? undefined : new FastLineReader(session, splitter, push, options.maxLineBytes);
   const read = (chunk: Buffer): void => (fast ? fast.read(chunk) : splitter.forEachLine(chunk, push));
   const feed = (splitLines: SplitLine[]): void => {
     for (const line of splitLines) push(line);
   };
-  const result = (end: LoopEnd): LoopResult => ({ end, verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines: splitter.lastLineNo });
+  const result = (end: LoopEnd): LoopResult => ({ end, verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines: Math.max(splitter.lastLineNo, linesNo) });
   const finish = async (end: LoopEnd): Promise<LoopResult> => {
     // Not awaited: a generator busy in a pending next() only returns after it; the caller's
     // abort signal is what stops a live source.
@@ -119,7 +175,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   };
 
   for (;;) {
-    if (options.signal?.aborted) return finish('interrupted');
+    if (interrupted()) return finish('interrupted');
     const verdict = session.verdict;
     if (options.stopAtVerdict && caughtUp && verdict && verdict !== earlier && decidedBefore(verdict, backlogEnd)) {
       earlier = verdict;
@@ -140,7 +196,8 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     }
     const waitMs = settling ? VERDICT_GRACE_MS : (options.tickMs ?? 200);
     const bounded = wall || settling ? waitMs : undefined;
-    const winner = await next.wait(leftMs === undefined ? bounded : Math.min(bounded ?? leftMs, leftMs), options.signal);
+    const winner = await next.wait(leftMs === undefined ? bounded : Math.min(bounded ?? leftMs, leftMs), toldInterrupted ? undefined : options.signal);
+    if (winner === DONE && draining) continue;
     if (winner === TICK && !wall && !settling) continue;
     if (winner === DONE) return finish('interrupted');
     if (winner === TICK && settling) return finish('verdict');
@@ -153,18 +210,26 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
       }
       emit(session.tick({ wall: wall!() }));
       options.onTick?.();
+      turn();
       continue;
     }
     const arrived = winner;
     if (arrived.done) {
       feed(splitter.end());
-      emit(session.end());
+      if (options.settleAtEnd !== false) emit(session.end());
       return result('ended');
     }
     const item = arrived.value;
     if (item.kind === 'data') {
       lastDataAt = clock.now();
       read(item.chunk);
+    }
+    else if (item.kind === 'lines') {
+      lastDataAt = clock.now();
+      // Lines that arrived together share their wall time (one clock read, not one per line).
+      const at = wall?.();
+      for (const line of item.lines) pushAt(line, at);
+      linesNo = Math.max(linesNo, item.lines.at(-1)?.lineNo ?? 0);
     }
     else if (item.kind === 'flush') feed(splitter.end());
     else if (item.kind === 'caught-up') {
@@ -173,6 +238,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     }
     else options.onNotice?.(item.notice);
     if (wall) emit(session.tick({ wall: wall() }));
+    turn();
   }
 }
 
@@ -186,7 +252,7 @@ function decidedBefore(verdict: Verdict, backlogEnd: number): boolean {
   return verdict.verdict !== 'stalled' && line !== undefined && line <= backlogEnd;
 }
 
-type Arrival = { result: IteratorResult<SourceItem> } | { error: unknown };
+type Arrival = { result: IteratorResult<LoopItem> } | { error: unknown };
 
 /**
  * The source's next item, or a tick, or the abort, whichever comes first. `Promise.race` against
@@ -200,9 +266,9 @@ class NextItem {
   #arrived: Arrival | undefined;
   #wake: (() => void) | undefined;
 
-  constructor(private readonly iterator: AsyncIterator<SourceItem>) {}
+  constructor(private readonly iterator: AsyncIterator<LoopItem>) {}
 
-  async wait(ms: number | undefined, signal: AbortSignal | undefined): Promise<IteratorResult<SourceItem> | typeof DONE | typeof TICK> {
+  async wait(ms: number | undefined, signal: AbortSignal | undefined): Promise<IteratorResult<LoopItem> | typeof DONE | typeof TICK> {
     if (!this.#arrived && !this.#inFlight) this.#request();
     if (!this.#arrived && !signal?.aborted) await this.#sleep(ms, signal);
     if (signal?.aborted) return DONE;

@@ -97,6 +97,19 @@ describe('spinup run: after the verdict', () => {
     expect(run.events.find((e) => e.type === 'stopping')).toMatchObject({ signal: 'SIGTERM', pgid: pid });
     expect(isAlive(pid)).toBe(false);
   });
+
+  it('--then: the server\'s death is noted before the stop report, every time (they used to race)', async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const run = await runSpinup({ tracker, dir, args: ['--grace', '5s', '--then', 'exit 7'], server: replay(READY_LOG, 'hang') });
+      expect(run.code, run.stderr.text()).toBe(7);
+      const notes = run.stderr.text().split('\n').filter((line) => /^spinup: (stopping|the server)/.test(line));
+      expect(notes.map((line) => line.replace(/\d+/g, 'N')), run.stderr.text()).toEqual([
+        'spinup: stopping the server: SIGTERM to process group N (pids N), SIGKILL after Ns',
+        'spinup: the server (pid N) was killed by SIGTERM',
+        'spinup: the server stopped on SIGTERM',
+      ]);
+    }
+  });
 });
 
 describe('spinup run: output, log file and reports', () => {

@@ -149,7 +149,9 @@ describe('spinup run: each fixture server gets its verdict and exit code', () =>
       tracker,
       dir,
       args: ['--json', '--grace', '2s', '--health', `http://127.0.0.1:${port}/health`],
-      server: server('health-server.mjs', '--port', String(port), '--log', READY_THEN_CRASH_LOG),
+      // Paced so the crash comes ~1.5 s after the ready line (26 s in the log), not ~26 ms: the probe
+      // must answer 200 in between, which a loaded machine did not always do within 26 ms.
+      server: server('health-server.mjs', '--port', String(port), '--log', READY_THEN_CRASH_LOG, '--speed', '20', '--max-gap-ms', '200'),
     });
     expect(run.code, run.stderr.text()).toBe(1);
     expect(run.verdicts).toHaveLength(2);

@@ -75,6 +75,31 @@ describe('spinup run with a server that misbehaves', () => {
     expect(isAlive(server!)).toBe(false);
   });
 
+  it('a server that closes its output and runs on: --timeout still decides (STALLED), and it is stopped', async () => {
+    // The end of the output is not the end of the run: the loop's deciders go on ticking.
+    const { w } = run(['--timeout', '1s', '--grace', '1s'], ['sh', '-c', 'echo "server starting"; exec >/dev/null 2>&1; exec sleep 30']);
+    await w.untilStderr('started pid');
+    const [server] = trackPrinted(w);
+    expect(await w.finished(10_000), w.dump()).toEqual({ code: 2, signal: null });
+    expect(w.stderr).toContain('no verdict within --timeout 1s');
+    expect(w.stderr).toContain('the server stopped on SIGTERM');
+    expect(isAlive(server!)).toBe(false);
+  });
+
+  it('a server that dies mid-line while an orphan holds its pipes: the half line is read (its cause), the orphan stopped', async () => {
+    // The pipes never close while the orphan lives: the partial line is released on the death, not at their end.
+    const fatal = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB';
+    const { w, log } = run(['--pack', 'sglang', '--grace', '1s'], ['sh', '-c', `sleep 30 & echo "orphan pid $!"; printf '${fatal}'; exit 1`]);
+    expect(await w.finished(10_000), w.dump()).toEqual({ code: 1, signal: null });
+    const pids = trackPrinted(w);
+    expect(w.stderr).toContain('FAILED sglang  gpu_oom');
+    expect(w.stderr).toContain(`root cause line 2: ${fatal}`);
+    const orphan = /orphan pid (\d+)/.exec(w.stdout)?.[1];
+    expect(readFileSync(log, 'utf8')).toBe(`orphan pid ${orphan}\n${fatal}\n`);
+    for (let waited = 0; pids.some(isAlive) && waited < 2_000; waited += 50) await sleep(50);
+    expect(pids.filter(isAlive)).toEqual([]);
+  });
+
   it('a launcher that forks two workers and exits: FAILED, and the workers are stopped too', async () => {
     const { w } = run(['--grace', '2s'], [process.execPath, join(SERVERS, 'fork-and-exit.mjs')]);
     expect(await w.finished(8_000), w.dump()).toEqual({ code: 1, signal: null });

@@ -1,6 +1,6 @@
 /**
- * runWatchLoop over real sources: a PassThrough pipe, and real files followed by name. Real
- * time, short bounded waits.
+ * runWatchLoop over real sources: a PassThrough pipe, real files followed by name, and lines as
+ * run's merged output gives them, with deciders. Real time, short bounded waits.
  */
 import { appendFileSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/core/events.js';
 import { Session, type SessionEvent } from '../../src/core/session.js';
 import { fileSource, followSource, streamSource } from '../../src/io/sources.js';
-import { runWatchLoop, type LoopResult, type SourceItem, type WatchLoopOptions } from '../../src/io/watch-loop.js';
+import { runWatchLoop, type LoopDecider, type LoopItem, type LoopResult, type SourceItem, type WatchLoopOptions } from '../../src/io/watch-loop.js';
 import { classifyText } from '../../src/replay/run-case.js';
 import { shippedPack } from '../helpers/classify.js';
 import { repoRoot } from '../helpers/run-main.js';
@@ -129,6 +129,70 @@ describe('runWatchLoop over a pipe', () => {
     setTimeout(() => abort.abort(), 100);
     const result = await live(streamSource(stdin), { signal: abort.signal });
     expect(result.end).toBe('interrupted');
+  });
+});
+
+/** Lines as run's merged output gives them: numbered, already cut, live from the first. */
+async function* linesSource(batches: Array<string[] | (() => Promise<void>)>): AsyncGenerator<LoopItem> {
+  yield { kind: 'caught-up' };
+  let lineNo = 0;
+  for (const batch of batches) {
+    if (typeof batch === 'function') await batch();
+    else yield { kind: 'lines', lines: batch.map((text) => ({ text, lineNo: ++lineNo })) };
+  }
+}
+
+/** A decider that only counts its turns and what it was told. */
+function countingDecider(): LoopDecider & { turns: number; interruptions: number } {
+  return {
+    turns: 0,
+    interruptions: 0,
+    tick() {
+      this.turns++;
+    },
+    interrupted() {
+      this.interruptions++;
+    },
+  };
+}
+
+describe('runWatchLoop as run drives it: lines already cut, deciders, reading on after the verdict', () => {
+  const runShape = (source: AsyncIterable<LoopItem>, extra: Partial<WatchLoopOptions> = {}): Promise<LoopResult & { events: SessionEvent[] }> =>
+    live(source, { stopAtVerdict: false, skipQuietLines: false, settleAtEnd: false, ...extra });
+
+  it('numbered lines go to the session as they are, and keep going after READY', async () => {
+    const after = ['[2025-03-08 12:30:01] INFO:     127.0.0.1:5000 - "GET /health HTTP/1.1" 200 OK', 'after ready, still read'];
+    const result = await runShape(linesSource([READY_LINES, after]));
+    expect(result.end).toBe('ended');
+    expect(result.verdict).toMatchObject({ verdict: 'ready', decidedBy: { lineNo: 82 } });
+    expect(result.lines).toBe(READY_LINES.length + after.length);
+  });
+
+  it('a decider has a turn after every item and on the ticks of a quiet input', async () => {
+    const decider = countingDecider();
+    const batches = READY_LINES.slice(0, 50).map((line) => [line]);
+    const result = await runShape(linesSource([...batches, () => sleep(400)]), { deciders: [decider], tickMs: 50 });
+    expect(result.end).toBe('ended');
+    expect(decider.turns).toBeGreaterThan(batches.length + 1);
+  });
+
+  it("onAbort 'drain': the deciders are told once, and the loop reads on to the end of its source", async () => {
+    const abort = new AbortController();
+    const decider = countingDecider();
+    const result = await runShape(
+      linesSource([READY_LINES.slice(0, 10), async () => abort.abort(), () => sleep(100), READY_LINES.slice(10)]),
+      { deciders: [decider], signal: abort.signal, onAbort: 'drain', tickMs: 20 },
+    );
+    expect(result.end).toBe('ended');
+    expect(decider.interruptions).toBe(1);
+    expect(result.lines).toBe(READY_LINES.length);
+    expect(result.verdict?.verdict).toBe('ready'); // decided by line 82, read after the abort
+  });
+
+  it('settleAtEnd false leaves the end of an unfinished start to a decider; the default settles it', async () => {
+    const partial = READY_LINES.slice(0, 23);
+    expect((await runShape(linesSource([partial]))).verdict).toBeUndefined();
+    expect((await runShape(linesSource([partial]), { settleAtEnd: true })).verdict).toMatchObject({ verdict: 'incomplete', lastLine: { lineNo: 23 } });
   });
 });
 

@@ -9,7 +9,7 @@ import { GroupReducer, MISSED_HEARTBEATS } from '../../core/group-reducer.js';
 import type { GroupEvent, GroupVerdict, SizeSource } from '../../core/group-types.js';
 import { namedVerdict } from '../../core/group-verdicts.js';
 import type { Session, SessionEvent } from '../../core/session.js';
-import type { Decision, Outcome } from '../../io/supervise/supervisor.js';
+import type { Decision, Outcome } from '../../io/supervise/decision.js';
 import { systemClock, type WallClock } from '../../io/wall-clock.js';
 import { groupStatus } from '../../status/group-status.js';
 import { GroupReporter, type GroupReportMode } from '../format/group-reporter.js';

@@ -6,7 +6,7 @@ import pc from 'picocolors';
 import { formatDuration } from '../../core/duration.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import type { ProbeResult } from '../../io/health-probe.js';
-import type { Decision } from '../../io/supervise/supervisor.js';
+import type { Decision } from '../../io/supervise/decision.js';
 import { describeExit } from '../../io/supervise/exit.js';
 import { probeText } from '../../io/supervise/verdicts.js';
 import { verdictJson } from '../format/verdict-json.js';

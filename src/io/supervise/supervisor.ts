@@ -1,19 +1,25 @@
 /**
- * Supervises a launched server: its merged output goes to the classifier (and to the caller, for the tee), and
- * the process itself is watched too, so a death that leaves no line in the log is still a verdict. Never prints:
- * everything is handed to the caller's callbacks.
+ * Supervises a launched server through the live loop `watch` uses (io/watch-loop.ts): its merged
+ * output is the loop's source (and goes to the caller first, for the tee), and the supervisor is
+ * the loop's decider beside the log: the process itself is watched too, so a death that leaves no
+ * line in the log is still a verdict; so are a health probe that never agrees and --timeout.
+ * The loop reads on after the verdict (the watch after READY, the server's last words after
+ * Ctrl-C) until the supervisor closes. Never prints: everything is handed to the caller's callbacks.
  */
 import type { Verdict } from '../../core/events.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import type { Child, ChildExit, StopReport } from '../child-process.js';
-import { HealthPoller, probeHealth, type ProbeResult } from '../health-probe.js';
+import type { ProbeResult } from '../health-probe.js';
 import { findOomEvidence } from '../host-oom-evidence.js';
 import { AfterReadyWatch } from './after-ready.js';
-import { healthStallVerdict, timeoutVerdict } from './verdicts.js';
+import type { DecidedBy, Decision, Outcome } from './decision.js';
 import { exitAfterReadyVerdict, exitSignal, exitVerdict } from './exit.js';
-import { StreamMerger, type Merged } from './merge.js';
+import { HealthGate } from './health-gate.js';
+import { timeoutVerdict } from './verdicts.js';
+import { MergedOutput } from './merged-output.js';
 import { interruptGroup, releaseChild, within } from './stop.js';
 import { systemClock, type WallClock } from '../wall-clock.js';
+import { runWatchLoop, type LoopDecider } from '../watch-loop.js';
 
 export interface SupervisorOptions {
   child: Child;
@@ -34,56 +40,37 @@ export interface SupervisorOptions {
   clock?: WallClock;
 }
 
-/** What decided a verdict. */
-export type DecidedBy = 'log' | 'process' | 'health' | 'timeout' | 'group';
-
-export interface Decision {
-  verdict: Verdict;
-  by: DecidedBy;
-  /** How the main process ended, when it had by then. */
-  exit?: ChildExit;
-  oomEvidence?: string[];
-  /** The probe result that confirmed READY, or the last one seen. */
-  health?: ProbeResult;
-}
-
-export type Outcome = { kind: 'decided'; decision: Decision } | { kind: 'interrupted' };
-
 type Phase = 'startup' | 'health-wait' | 'attached' | 'passive';
 
 /** After the process exits, its last output may still be in the pipes. */
 const DRAIN_MS = 200;
 /** dmesg may be slow; the verdict must come within a second of the death. */
 const OOM_EVIDENCE_MS = 500;
-const PROBE_TIMEOUT_MS = 2_000;
 
-export class Supervisor {
+/** How long the stop report waits for the death of the main process to be noted first. */
+const EXIT_NOTED_MS = 1_000;
+
+export class Supervisor implements LoopDecider {
   private phase: Phase = 'passive';
   private settle: ((outcome: Outcome) => void) | undefined;
-  private readonly merger = new StreamMerger();
+  private readonly output: MergedOutput;
   private readonly clock: WallClock;
   private readonly startedAt: number;
   private exit: ChildExit | undefined;
   private concluding = false;
-  private interrupted = false;
+  private wasInterrupted = false;
   /** After `close`, nothing is reported any more (a server left running may still write or exit). */
   private closed = false;
   private lines = 0;
-  private readonly timers: NodeJS.Timeout[] = [];
-  private poller: HealthPoller | undefined;
-  private lastProbe: ProbeResult | undefined;
-  /** Wall time of the log's ready line (the probe has to agree after it) and of the READY decision. */
-  private readyAt = 0;
+  private readonly health: HealthGate | undefined;
+  /** Wall time of the READY decision. */
   private readyDecidedAt = 0;
   private afterReady: AfterReadyWatch | undefined;
   /** READY came from the group's head (a follower): its own classifier never saw a ready line. */
   private readyByGroup = false;
+  /** The loop read the child's output to its end (or the supervisor closed). */
   private readonly outputEnded: Promise<void>;
   private readonly unfollow: () => void;
-  private readonly onAbort = (): void => {
-    this.interrupted = true;
-    this.resolve({ kind: 'interrupted' });
-  };
 
   constructor(private readonly options: SupervisorOptions) {
     this.clock = options.clock ?? systemClock;
@@ -98,19 +85,57 @@ export class Supervisor {
         this.afterReady?.push(raw, { lineNo: where.lineNo, wall: where.wall });
       },
     });
-    // A pump error (the tee's own problem) must not become an unhandled rejection; the caller reports it.
-    this.outputEnded = this.pump().catch(() => undefined);
+    this.output = new MergedOutput(child.output, options.onOutput);
+    const loop = runWatchLoop({
+      source: this.output,
+      session: options.session,
+      wall: () => this.clock.now(),
+      clock: this.clock,
+      // Every line counts after the verdict too: the watch after READY reads them all.
+      stopAtVerdict: false,
+      skipQuietLines: false,
+      liveAfterCatchUp: true,
+      // How the log ended is for the process's death to say (concludeDeath).
+      settleAtEnd: false,
+      tickMs: options.tickMs,
+      signal: options.signal,
+      onAbort: 'drain',
+      deciders: [this],
+      onEvents: (events) => this.handle(events),
+    });
+    // A loop error (the tee's own problem) must not become an unhandled rejection; the caller
+    // reports it. Ended by it, the source gives nothing more: nothing may wait for it then.
+    void loop.catch(() => undefined).then(() => this.output.close());
+    this.outputEnded = this.output.drained;
     void child.exited.then((exit) => this.onChildExit(exit));
-    this.timers.push(setInterval(() => this.tick(), options.tickMs ?? 200));
-    if (options.timeoutMs !== undefined) {
-      this.timers.push(setTimeout(() => this.onTimeout(), options.timeoutMs));
-    }
     if (options.health) {
-      this.poller = new HealthPoller({ url: options.health.url, intervalMs: options.health.intervalMs, onResult: (r) => this.onProbe(r) });
-      this.poller.start();
+      this.health = new HealthGate({
+        ...options.health,
+        onResult: options.onHealth,
+        onAgreed: (result) => {
+          if (this.phase === 'health-wait' && !this.afterReady?.alarmed) this.decide(options.session.verdict!, 'health', { health: result });
+        },
+      });
     }
-    if (options.signal?.aborted) this.interrupted = true;
-    else options.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** The loop's turn: the watch after READY, the probe's wait and --timeout, on the loop's wall clock. */
+  tick(wall: number): void {
+    if (this.closed) return;
+    this.afterReady?.tick(wall);
+    this.checkAfterReady(false);
+    const overdue = this.phase === 'health-wait' ? this.health?.overdue(this.options.session.verdict!, wall) : undefined;
+    if (overdue) this.decide(overdue, 'health');
+    const { timeoutMs } = this.options;
+    if (timeoutMs !== undefined && wall - this.startedAt >= timeoutMs && (this.phase === 'startup' || this.phase === 'health-wait')) {
+      this.decide(timeoutVerdict({ session: this.options.session, timeoutMs, elapsedMs: wall - this.startedAt }), 'timeout');
+    }
+  }
+
+  /** Ctrl-C, told by the loop (which reads on: the server's last words still go to the log). */
+  interrupted(): void {
+    this.wasInterrupted = true;
+    this.resolve({ kind: 'interrupted' });
   }
 
   /** Resolves with the startup verdict (READY only once the probe agrees, when there is one), or on Ctrl-C. */
@@ -151,7 +176,7 @@ export class Supervisor {
   }
 
   get latestProbe(): ProbeResult | undefined {
-    return this.lastProbe;
+    return this.health?.latest;
   }
 
   /** Resolves when the main process has exited, or after `ms`. */
@@ -159,18 +184,26 @@ export class Supervisor {
     if (!this.exit) await within(this.options.child.exited, ms, undefined);
   }
 
-  /** SIGTERM the group, SIGKILL after `graceMs`; resolves once the last output is logged. */
+  /**
+   * SIGTERM the group, SIGKILL after `graceMs`; resolves once the last output is logged and the
+   * main process's death noted (`onExit`), so a stop report comes after both.
+   */
   async stop(graceMs: number): Promise<StopReport> {
     const report = await this.options.child.stop({ graceMs });
-    await within(this.outputEnded, 1_000, undefined);
+    await this.settled();
     return report;
   }
 
   /** Ctrl-C: SIGINT to the group, up to `graceMs` for it to exit, then `stop`. */
   async interrupt(graceMs: number): Promise<{ report: StopReport; exitedOnSigint: boolean }> {
     const result = await interruptGroup(this.options.child, graceMs);
-    await within(this.outputEnded, 1_000, undefined);
+    await this.settled();
     return result;
+  }
+
+  private async settled(): Promise<void> {
+    // Registered after onChildExit's own reaction, so that one has run when this resolves.
+    await Promise.all([within(this.outputEnded, 1_000, undefined), within(this.options.child.exited, EXIT_NOTED_MS, undefined)]);
   }
 
   /** Leaves the server running on its own (--keep-on-fail): spinup may exit without waiting for it. */
@@ -183,17 +216,16 @@ export class Supervisor {
   close(): void {
     this.closed = true;
     this.passive();
-    for (const timer of this.timers) clearTimeout(timer);
-    this.poller?.stop();
+    this.health?.stop();
     this.unfollow();
-    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.output.close();
   }
 
   private enter(phase: Phase, then: () => void): Promise<Outcome> {
     return new Promise((resolve) => {
       this.phase = phase;
       this.settle = resolve;
-      if (this.interrupted) this.resolve({ kind: 'interrupted' });
+      if (this.wasInterrupted) this.resolve({ kind: 'interrupted' });
       else then();
     });
   }
@@ -207,30 +239,7 @@ export class Supervisor {
 
   private decide(verdict: Verdict, by: DecidedBy, extra: Partial<Decision> = {}): void {
     if (verdict.verdict === 'ready' && this.settle) this.readyDecidedAt = this.clock.now();
-    this.resolve({ kind: 'decided', decision: { verdict, by, exit: this.exit, health: this.lastProbe, ...extra } });
-  }
-
-  private async pump(): Promise<void> {
-    for await (const { stream, chunk } of this.options.child.output) await this.take(this.merger.push(stream, chunk));
-    await this.take(this.merger.end());
-  }
-
-  private async take(merged: Merged): Promise<void> {
-    if (merged.bytes.length > 0) await this.options.onOutput(merged.bytes);
-    const wall = this.clock.now();
-    for (const line of merged.lines) this.handle(this.options.session.push(line.text, { lineNo: line.lineNo, wall, live: true }));
-    this.checkAfterReady(false);
-  }
-
-  private tick(): void {
-    const wall = this.clock.now();
-    this.handle(this.options.session.tick({ wall }));
-    this.afterReady?.tick(wall);
-    this.checkAfterReady(false);
-    if (this.phase === 'health-wait' && wall - this.readyAt >= this.options.health!.waitMs) {
-      const verdict = healthStallVerdict({ ready: this.options.session.verdict!, url: this.options.health!.url, waitMs: this.options.health!.waitMs, last: this.lastProbe });
-      this.decide(verdict, 'health');
-    }
+    this.resolve({ kind: 'decided', decision: { verdict, by, exit: this.exit, health: this.health?.latest, ...extra } });
   }
 
   private handle(events: SessionEvent[]): void {
@@ -253,20 +262,12 @@ export class Supervisor {
       return;
     }
     this.afterReady = new AfterReadyWatch(this.options.session.pack!, verdict);
-    if (!this.options.health) {
+    if (!this.health) {
       this.decide(verdict, 'log');
       return;
     }
     this.phase = 'health-wait';
-    this.readyAt = this.clock.now();
-    void probeHealth(this.options.health.url, { timeoutMs: PROBE_TIMEOUT_MS }).then((result) => this.onProbe(result));
-  }
-
-  private onProbe(result: ProbeResult): void {
-    const previous = this.lastProbe;
-    this.lastProbe = result;
-    this.options.onHealth?.(result, previous?.ok !== result.ok || previous?.status !== result.status);
-    if (this.phase === 'health-wait' && result.ok && !this.afterReady?.alarmed) this.decide(this.options.session.verdict!, 'health', { health: result });
+    this.health.wait(this.clock.now());
   }
 
   /** A fatal line after READY decides once the rest of its traceback is in (or the process died). */
@@ -275,11 +276,6 @@ export class Supervisor {
     const verdict = this.afterReady?.verdict(this.clock.now(), force);
     if (verdict) this.decide(verdict, 'log');
     return verdict !== undefined;
-  }
-
-  private onTimeout(): void {
-    if (this.phase !== 'startup' && this.phase !== 'health-wait') return;
-    this.decide(timeoutVerdict({ session: this.options.session, timeoutMs: this.options.timeoutMs!, elapsedMs: this.clock.now() - this.startedAt }), 'timeout');
   }
 
   private onChildExit(exit: ChildExit): void {
@@ -299,7 +295,7 @@ export class Supervisor {
     const [oomEvidence] = await Promise.all([oom, within(this.outputEnded, DRAIN_MS, undefined)]);
     this.concluding = false;
     // A partial last line is a line: the writer is dead. (Orphans may still hold the pipes.)
-    await this.take(this.merger.end());
+    await this.output.flush();
     const elapsedMs = exit.at - child.startedAt;
     const state = session.classifier?.state;
     const base = { exit, stage: state?.stage ?? 'none', lastLine: state?.lastLine, at: session.now, elapsedMs, oomEvidence };
