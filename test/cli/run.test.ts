@@ -38,7 +38,9 @@ describe('spinup run: each fixture server gets its verdict and exit code', () =>
     },
     {
       name: 'a CUDA OOM log then exit 1: FAILED with the cause from the log',
-      server: replay(OOM_LOG, 'exit1'),
+      // One pipe (2>&1): the fixture server writes its error lines to stderr, and the order in which
+      // two pipes are read is the scheduler's, so the stage the verdict names would be too.
+      server: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...replay(OOM_LOG, 'exit1')],
       args: [],
       code: 1,
       verdicts: [{ verdict: 'failed', stage: 'load_weights', cause: 'gpu_oom', rule: 'common/gpu-out-of-memory', decided_by: 'log' }],
