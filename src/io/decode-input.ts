@@ -49,9 +49,7 @@ export async function* decodeInput(source: AsyncIterable<SourceItem>, name: stri
 
 /** One file's (or stream's) decoding: decided on its first bytes, then applied to all of them. */
 class Decoder {
-  #head: Buffer[] = [];
-  #headBytes = 0;
-  #steps: Step[] | undefined;
+  readonly #sniffed = new Sniffed((head) => this.#steps(head));
   #notices: Notice[] = [];
 
   constructor(private readonly name: string) {}
@@ -62,30 +60,22 @@ class Decoder {
     return notices;
   }
 
-  async push(chunk: Buffer): Promise<Buffer[]> {
-    if (this.#steps) return run(this.#steps, chunk);
-    this.#head.push(Buffer.from(chunk));
-    this.#headBytes += chunk.length;
-    return enoughToTell(this.#headBytes, chunk) ? this.#decide() : [];
+  push(chunk: Buffer): Promise<Buffer[]> {
+    return this.#sniffed.push(chunk);
   }
 
-  async end(): Promise<Buffer[]> {
-    const out = this.#steps ? [] : await this.#decide();
-    return [...out, ...(await endAll(this.#steps!))];
+  end(): Promise<Buffer[]> {
+    return this.#sniffed.end();
   }
 
-  async #decide(): Promise<Buffer[]> {
-    const head = Buffer.concat(this.#head);
-    this.#head = [];
-    this.#steps = [];
+  /** The steps for a file whose first bytes are `head`: gzip, then the text's own steps. */
+  #steps(head: Buffer): Step[] {
     if (head[0] === 0x1f && head[1] === 0x8b) {
       this.#note('gzip-compressed: reading it decompressed');
       // After gzip, the text inside gets its own look.
-      this.#steps.push(new GunzipStep(), new Sniffed((bytes) => this.#textSteps(bytes)));
-    } else {
-      this.#steps.push(...this.#textSteps(head));
+      return [new GunzipStep(), new Sniffed((bytes) => this.#textSteps(bytes))];
     }
-    return run(this.#steps, head);
+    return this.#textSteps(head);
   }
 
   /** The steps for text whose first bytes are `head`: its encoding, then docker's wrapping. */
