@@ -8,6 +8,15 @@ import { FAMILIES, resolvePackRef } from '../pack/shipped-rules.js';
 import { parseListenAddress, type ListenAddress } from '../status/listen-address.js';
 import { UsageError } from './errors.js';
 
+/** `value` as a URL, or undefined when it is not one (the option's check then says what it wants). */
+export function urlOption(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
 export function durationOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = parseDuration(value);

@@ -6,7 +6,7 @@
 import type { SizeSource } from '../../core/group-types.js';
 import { isLoopbackHost, type ListenAddress } from '../../status/listen-address.js';
 import { UsageError } from '../errors.js';
-import { durationOption } from '../options.js';
+import { durationOption, urlOption } from '../options.js';
 
 export interface GroupRunOptions {
   leader?: string;
@@ -101,12 +101,7 @@ function count(name: string, value: string, min: number): number {
 }
 
 function leaderUrl(value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
+  const url = urlOption(value);
   if (!url || url.protocol !== 'http:') throw new UsageError(`--group-leader wants the head's --listen URL, like http://10.0.0.1:9464, not "${value}"`);
   return url.origin;
 }

@@ -2,7 +2,7 @@
 import { UsageError } from '../errors.js';
 import type { ListenAddress } from '../../status/listen-address.js';
 import { historyFlags } from '../history-flags.js';
-import { durationOption, listenOption } from '../options.js';
+import { durationOption, listenOption, urlOption } from '../options.js';
 import { parseOptions } from '../parse-options.js';
 import { groupRunOptions, groupRunParseOptions, type GroupRunOptions } from './group-options.js';
 
@@ -95,12 +95,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
 }
 
 function healthUrl(value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
+  const url = urlOption(value);
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     throw new UsageError(`--health wants an http:// URL such as http://127.0.0.1:30000/health_generate, not "${value}"`);
   }
