@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
+import { afterAll, afterEach, expect } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { PidTracker } from '../io/pid-tracker.js';
 
@@ -60,6 +61,20 @@ export function scratchDir(): string {
 }
 
 /**
+ * A test file's set-up for runs of real servers: a scratch dir removed at the end, and a pid
+ * tracker swept after each test (no process may outlive it). Call at the file's top level.
+ */
+export function runScratch(): { tracker: PidTracker; dir: string } {
+  const tracker = new PidTracker();
+  const dir = scratchDir();
+  afterEach(async () => {
+    expect(await tracker.sweep(), 'processes that outlived the test').toEqual([]);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return { tracker, dir };
+}
+
+/**
  * Runs `spinup run` in-process through `main`, with a fresh log path in `dir`. Every pid the run mentions (the
  * server, and orphans or children the fixture servers print) goes to `tracker` as soon as it is written.
  */
@@ -110,6 +125,11 @@ export async function runSpinup(options: {
 /** The fixture server command: `node SERVERS/NAME ARGS...`. */
 export function server(name: string, ...args: string[]): string[] {
   return [process.execPath, `${SERVERS}/${name}`, ...args];
+}
+
+/** A server that replays `log` fast (gaps of 2 ms at most), then does `then` (exit0, exit1, sigkill, ...). */
+export function replayServer(log: string, then: string): string[] {
+  return server('replay-log.mjs', '--log', log, '--max-gap-ms', '2', '--then', then);
 }
 
 export function freePort(): Promise<number> {

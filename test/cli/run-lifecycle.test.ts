@@ -1,18 +1,12 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { isAlive, PidTracker } from '../io/pid-tracker.js';
-import { FIXTURES, OOM_LOG, READY_LOG, freePort, runSpinup, scratchDir, server, sleep } from './run-harness.js';
+import { describe, expect, it } from 'vitest';
+import { isAlive } from '../io/pid-tracker.js';
+import { FIXTURES, OOM_LOG, READY_LOG, freePort, replayServer, runScratch, runSpinup, server, sleep } from './run-harness.js';
 
-const tracker = new PidTracker();
-const dir = scratchDir();
-afterEach(async () => {
-  expect(await tracker.sweep(), 'processes that outlived the test').toEqual([]);
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { tracker, dir } = runScratch();
 
 const FAST = ['--max-gap-ms', '2'];
-const replay = (log: string, then: string): string[] => server('replay-log.mjs', '--log', log, ...FAST, '--then', then);
 const lines = (text: string): string[] => text.split('\n').filter(Boolean).sort();
 
 describe('spinup run: Ctrl-C', () => {
@@ -24,7 +18,7 @@ describe('spinup run: Ctrl-C', () => {
     },
     {
       name: 'during startup: SIGINT to the group, exit 130',
-      server: () => replay(`${FIXTURES}/10-tp2-stuck-nccl-init-hang.log`, 'hang'),
+      server: () => replayServer(`${FIXTURES}/10-tp2-stuck-nccl-init-hang.log`, 'hang'),
       when: (stdout: string) => stdout.includes('"type":"started"'),
       pack: true,
     },
@@ -72,7 +66,7 @@ describe('spinup run: Ctrl-C', () => {
 
 describe('spinup run: after the verdict', () => {
   it('--keep-on-fail leaves the failed server running and says how to stop it', async () => {
-    const run = await runSpinup({ tracker, dir, args: ['--json', '--keep-on-fail'], server: replay(OOM_LOG, 'hang') });
+    const run = await runSpinup({ tracker, dir, args: ['--json', '--keep-on-fail'], server: replayServer(OOM_LOG, 'hang') });
     expect(run.code).toBe(1);
     const left = run.events.find((e) => e.type === 'left_running');
     const pid = Number(run.events.find((e) => e.type === 'started')?.pid);
@@ -100,7 +94,7 @@ describe('spinup run: after the verdict', () => {
 
   it('--then: the server\'s death is noted before the stop report, every time (they used to race)', async () => {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const run = await runSpinup({ tracker, dir, args: ['--grace', '5s', '--then', 'exit 7'], server: replay(READY_LOG, 'hang') });
+      const run = await runSpinup({ tracker, dir, args: ['--grace', '5s', '--then', 'exit 7'], server: replayServer(READY_LOG, 'hang') });
       expect(run.code, run.stderr.text()).toBe(7);
       const notes = run.stderr.text().split('\n').filter((line) => /^spinup: (stopping|the server)/.test(line));
       expect(notes.map((line) => line.replace(/\d+/g, 'N')), run.stderr.text()).toEqual([
@@ -114,7 +108,7 @@ describe('spinup run: after the verdict', () => {
 
 describe('spinup run: output, log file and reports', () => {
   it('tees every line to the log and echoes them; the verdict block goes to stderr', async () => {
-    const run = await runSpinup({ tracker, dir, args: [], server: replay(OOM_LOG, 'exit1') });
+    const run = await runSpinup({ tracker, dir, args: [], server: replayServer(OOM_LOG, 'exit1') });
     expect(run.code).toBe(1);
     expect(lines(run.logText())).toEqual(lines(readFileSync(OOM_LOG, 'latin1')));
     expect(lines(run.stdout.text())).toEqual(lines(readFileSync(OOM_LOG, 'latin1')));
@@ -128,7 +122,7 @@ describe('spinup run: output, log file and reports', () => {
   });
 
   it('--quiet echoes nothing and prints only the verdict', async () => {
-    const run = await runSpinup({ tracker, dir, args: ['--quiet'], server: replay(OOM_LOG, 'exit1') });
+    const run = await runSpinup({ tracker, dir, args: ['--quiet'], server: replayServer(OOM_LOG, 'exit1') });
     expect(run.code).toBe(1);
     expect(run.stdout.text()).toBe('');
     expect(run.stderr.text()).toMatch(/^FAILED sglang {2}gpu_oom/);
@@ -153,7 +147,7 @@ describe('spinup run: output, log file and reports', () => {
     const cwd = join(dir, 'default-name');
     rmSync(cwd, { recursive: true, force: true });
     (await import('node:fs')).mkdirSync(cwd);
-    const run = await runSpinup({ tracker, dir: cwd, args: ['--json'], log: false, server: replay(OOM_LOG, 'exit1') });
+    const run = await runSpinup({ tracker, dir: cwd, args: ['--json'], log: false, server: replayServer(OOM_LOG, 'exit1') });
     expect(run.code).toBe(1);
     const [name, ...others] = readdirSync(cwd);
     expect(others).toEqual([]);

@@ -1,27 +1,20 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { isAlive, PidTracker } from '../io/pid-tracker.js';
-import { FIXTURES, OOM_LOG, READY_LOG, READY_THEN_CRASH_LOG, TAIL_OOM_LOG, freePort, runSpinup, scratchDir, server, SERVERS } from './run-harness.js';
+import { describe, expect, it } from 'vitest';
+import { isAlive } from '../io/pid-tracker.js';
+import { FIXTURES, OOM_LOG, READY_LOG, READY_THEN_CRASH_LOG, TAIL_OOM_LOG, freePort, replayServer, runScratch, runSpinup, server, SERVERS } from './run-harness.js';
 
-const tracker = new PidTracker();
-const dir = scratchDir();
-afterEach(async () => {
-  expect(await tracker.sweep(), 'processes that outlived the test').toEqual([]);
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { tracker, dir } = runScratch();
 
 // Fixture 10 with every timestamp set to the same second: only the silence after its last line is a stall.
 const HANG_LOG = join(dir, 'hang.log');
 writeFileSync(HANG_LOG, readFileSync(`${FIXTURES}/10-tp2-stuck-nccl-init-hang.log`, 'latin1').replace(/\d\d:\d\d:\d\d/g, '09:34:04'), 'latin1');
-const FAST = ['--max-gap-ms', '2'];
-const replay = (log: string, then: string): string[] => server('replay-log.mjs', '--log', log, ...FAST, '--then', then);
 
 describe('spinup run: each fixture server gets its verdict and exit code', () => {
   it.for([
     {
       name: 'a ready log then exit 0: READY, then FAILED for the death after ready',
-      server: replay(READY_LOG, 'exit0'),
+      server: replayServer(READY_LOG, 'exit0'),
       args: [],
       code: 1,
       verdicts: [
@@ -31,7 +24,7 @@ describe('spinup run: each fixture server gets its verdict and exit code', () =>
     },
     {
       name: 'a ready log then exit 0, with --then "exit 7": READY, exit 7',
-      server: replay(READY_LOG, 'exit0'),
+      server: replayServer(READY_LOG, 'exit0'),
       args: ['--then', 'exit 7'],
       code: 7,
       verdicts: [{ verdict: 'ready', stage: 'ready' }],
@@ -40,7 +33,7 @@ describe('spinup run: each fixture server gets its verdict and exit code', () =>
       name: 'a CUDA OOM log then exit 1: FAILED with the cause from the log',
       // One pipe (2>&1): the fixture server writes its error lines to stderr, and the order in which
       // two pipes are read is the scheduler's, so the stage the verdict names would be too.
-      server: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...replay(OOM_LOG, 'exit1')],
+      server: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...replayServer(OOM_LOG, 'exit1')],
       args: [],
       code: 1,
       verdicts: [{ verdict: 'failed', stage: 'load_weights', cause: 'gpu_oom', rule: 'common/gpu-out-of-memory', decided_by: 'log' }],
@@ -48,7 +41,7 @@ describe('spinup run: each fixture server gets its verdict and exit code', () =>
     },
     {
       name: 'a CUDA OOM log then SIGKILL: the log cause wins over the signal',
-      server: replay(OOM_LOG, 'sigkill'),
+      server: replayServer(OOM_LOG, 'sigkill'),
       args: [],
       code: 1,
       verdicts: [{ verdict: 'failed', cause: 'gpu_oom' }],
@@ -62,7 +55,7 @@ describe('spinup run: each fixture server gets its verdict and exit code', () =>
     },
     {
       name: 'a hang after NCCL init: STALLED at distributed_init after --stall 1s',
-      server: replay(HANG_LOG, 'hang'),
+      server: replayServer(HANG_LOG, 'hang'),
       args: ['--stall', '1s', '--grace', '2s'],
       code: 2,
       verdicts: [{ verdict: 'stalled', stage: 'distributed_init', decided_by: 'log', budget: { ms: 1000, source: 'override', detail: '--stall' } }],
@@ -70,7 +63,7 @@ describe('spinup run: each fixture server gets its verdict and exit code', () =>
     },
     {
       name: 'a launcher that exits after ready leaving an orphan on the pipes: FAILED, orphan reaped',
-      server: replay(READY_LOG, 'orphan'),
+      server: replayServer(READY_LOG, 'orphan'),
       args: ['--grace', '2s'],
       code: 1,
       verdicts: [
@@ -169,7 +162,7 @@ describe('spinup run: each fixture server gets its verdict and exit code', () =>
       tracker,
       dir,
       args: ['--json', '--grace', '2s', '--health', `http://127.0.0.1:${closed}/health`, '--health-wait', '1s'],
-      server: replay(READY_LOG, 'hang'),
+      server: replayServer(READY_LOG, 'hang'),
     });
     expect(run.code, run.stderr.text()).toBe(2);
     expect(run.verdicts).toHaveLength(1);
