@@ -10,12 +10,16 @@
  * byte compare. Which word stands for an alignment is picked by how rare its 4-gram is in a
  * sample of the text (the speed depends on it, never which literals are found). Short literals:
  * short-literal-search.ts. In the kernels' memory (wasm/scan-memory.ts) one pass of the
- * find_block kernel does both searches, 16 bytes a step, the same probe on the same table and
- * the short literals by pairs; JavaScript confirms the candidates of a block it stops at.
+ * find_block kernel does every search, 16 bytes a step: the same probe on the same table, the
+ * short literals by pairs, and stamps by their colons (below); JavaScript confirms the
+ * candidates of a block it stops at.
  *
  * With `stamps`, it finds clock stamps (`d:dd:dd`, as ByteLiteralScanner reads them) too: every
  * stamp wholly contains an aligned word of one of the shapes `d:dd`, `:dd:`, `dd:d` (a few
- * thousand words, flagged in the same table), confirmed by the bytes around the colon.
+ * thousand words, flagged in the same table), confirmed by the bytes around the colon. The
+ * find_block kernel does not use those words (they stop it at every NCCL line's
+ * `node01:41200:41900`, and share slots with common words): it finds a colon with another 3
+ * bytes on, and JavaScript checks the digits.
  *
  * A literal holds no line break, so the words that find it lie inside its line, and scanning
  * words left to right meets the lines that hold a literal in order. Searches are remembered for
@@ -24,7 +28,7 @@
 import { occursAt, stampFrom } from './byte-literal-scanner.js';
 import { ShortLiteralSearch } from './short-literal-search.js';
 import { scanMemory } from './wasm/scan-memory.js';
-import { WORD_HASH, WORD_TABLE_BITS } from './wasm/kernel-source.js';
+import { LITERAL_WORD_FLAG, WORD_HASH, WORD_TABLE_BITS } from './wasm/kernel-source.js';
 
 /** Literals shorter than this cannot be found by a word probe at every alignment. */
 const WORD_LITERAL_MIN = 7;
@@ -42,7 +46,7 @@ const MIN_SAMPLE_BYTES = 1 << 14;
 const RETUNE_BYTES = 1 << 28;
 /** Not searched yet in this chunk (the cache below). */
 const UNKNOWN = -2;
-const LITERAL_WORD = 1;
+const LITERAL_WORD = LITERAL_WORD_FLAG;
 const STAMP_WORD = 2;
 const COLON = 0x3a;
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -161,9 +165,18 @@ export class ChunkLiteralScanner {
     // Addresses in the memory: a block may begin just before the chunk (offset -1 to -3).
     const base = chunk.byteOffset;
     const from = base + start - ((base + start) % WORD);
-    for (let address = memory.findBlock(table, masks, from, base + end); address !== -1; address = memory.findBlock(table, masks, address + BLOCK, base + end)) {
+    const stamps = this.stamps;
+    for (let address = memory.findBlock(table, masks, stamps, from, base + end); address !== -1; address = memory.findBlock(table, masks, stamps, address + BLOCK, base + end)) {
       const block = address - base;
       let found = -1;
+      // A colon with another 3 bytes on: a stamp if the digits are there (it begins a byte before).
+      for (let bits = memory.foundColons; bits !== 0; bits &= bits - 1) {
+        const colon = block + 31 - Math.clz32(bits & -bits);
+        if (stampFrom(chunk, colon, start, end) !== -1) {
+          found = colon - 1;
+          break;
+        }
+      }
       for (let bits = memory.found; bits !== 0; bits &= bits - 1) {
         const bit = 31 - Math.clz32(bits & -bits);
         let hit: number;

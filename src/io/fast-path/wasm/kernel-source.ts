@@ -1,14 +1,15 @@
 /**
  * The byte kernels of the fast path, in WebAssembly text (flat form, assembled by
  * assemble-wat.ts): what a JavaScript loop over a Buffer does at one or two bytes a step, these
- * do at 4 or 16. Each reads the kernels' memory only, at addresses JavaScript gives; none writes.
- * They may read up to 16 bytes past `end` (KERNEL_SLACK): every region of the memory that bytes
- * are scanned in has that much room after it.
+ * do at 4 or 16. Each reads the kernels' memory only, at addresses JavaScript gives; none writes
+ * but find_block, its 8 bytes at `out`. They may read up to 32 bytes past `end` (KERNEL_SLACK: a
+ * block's load 3 bytes on reaches 19 past a block that begins just before `end`): every region
+ * of the memory that bytes are scanned in has that much room after it.
  */
 import type { WatFunction } from './assemble-wat.js';
 
 /** Bytes a kernel may read past the end of the range it scans. */
-export const KERNEL_SLACK = 16;
+export const KERNEL_SLACK = 32;
 /** Fibonacci hashing of a 4-byte word into a table of 2^WORD_TABLE_BITS slots: (word * WORD_HASH) >>> (32 - WORD_TABLE_BITS), as ChunkLiteralScanner. */
 export const WORD_HASH = 0x9e3779b1;
 /**
@@ -17,6 +18,12 @@ export const WORD_HASH = 0x9e3779b1;
  * were with 64 Ki; the slots text words touch stay in cache either way.
  */
 export const WORD_TABLE_BITS = 18;
+/**
+ * The flag of a word table slot that a long literal's word hashes to. Other flags (the stamp
+ * words of ChunkLiteralScanner's own JavaScript probe) are not find_block's: it finds stamps by
+ * their colons.
+ */
+export const LITERAL_WORD_FLAG = 1;
 
 /**
  * count_lf(p, end): the number of `\n` bytes in [p, end). 64 bytes a turn: each of the sixteen
@@ -183,7 +190,21 @@ const blockTest = (offset: number): string => `
       v128.and
       ${nibbleBits('$hi1', '$second', true)}
       v128.and
-      local.tee $hits
+      local.set $hits
+      ;; stamp candidates: a colon with another 3 bytes on (d:dd:dd), when stamps are searched
+      local.get $first
+      local.get $colon
+      i8x16.eq
+      local.get $p
+      v128.load offset=${offset + 3}
+      local.get $colon
+      i8x16.eq
+      v128.and
+      local.get $stamps
+      v128.and
+      local.tee $colons
+      local.get $hits
+      v128.or
       v128.any_true
       ${wordFlags(0)}
       ${wordFlags(1)}
@@ -192,9 +213,16 @@ const blockTest = (offset: number): string => `
       i32.or
       ${wordFlags(3)}
       i32.or
+      ;; only a literal's word: stamps are found by their colons
+      i32.const ${LITERAL_WORD_FLAG}
+      i32.and
       local.tee $words
       i32.or
       if
+        local.get $out
+        local.get $colons
+        i8x16.bitmask
+        i32.store offset=4
         local.get $out
         ;; pair candidates: the lanes with a bucket bit
         local.get $hits
@@ -218,14 +246,18 @@ const blockTest = (offset: number): string => `
       end`;
 
 /**
- * find_block(table, masks, out, p, end): the first 16-byte block at p, p + 16, ... before `end`
- * where one of ChunkLiteralScanner's two searches has a candidate, or -1; at `out` it stores
- * which: bit k (0-15) for a pair candidate at p + k, and bits 16-19 all set when one of the four
- * words is a candidate (JavaScript looks up which in its own copy of the table), and
+ * find_block(table, masks, stamps, out, p, end): the first 16-byte block at p, p + 16, ...
+ * before `end` where one of ChunkLiteralScanner's three searches has a candidate, or -1; at
+ * `out` it stores which: bit k (0-15) for a pair candidate at p + k, and bits 16-19 all set when
+ * one of the four words is a candidate (JavaScript looks up which in its own copy of the table);
+ * at `out + 4`, bit k for a colon at p + k with another colon 3 bytes on (with `stamps` not 0).
  * JavaScript confirms those. The block's bytes are loaded once:
  *  - the word probe: its four 4-byte words (p is 4-aligned) hashed by one vector multiply,
- *    (word * WORD_HASH) >>> (32 - WORD_TABLE_BITS), each a slot of the table at `table`; a slot not 0 is a
- *    candidate;
+ *    (word * WORD_HASH) >>> (32 - WORD_TABLE_BITS), each a slot of the table at `table`; a slot
+ *    with LITERAL_WORD_FLAG is a candidate;
+ *  - clock stamps (`d:dd:dd`): the colon pair, one compare of the block and one of the block 3
+ *    bytes on; an NCCL line's `node01:41200:41900` (colons 6 apart) is no candidate, where the
+ *    word probe's stamp words (`1:41`) stopped at every such line;
  *  - the pair search (Teddy, as in Hyperscan: up to 8 buckets, one bit each): for each byte of
  *    a pair, 16-byte tables say which buckets allow its low nibble and which its high one; a
  *    position where one bucket allows all four nibbles is a candidate (with one pair a bucket,
@@ -234,13 +266,25 @@ const blockTest = (offset: number): string => `
  */
 const findBlock: WatFunction = {
   name: 'find_block',
-  params: [['$table', 'i32'], ['$masks', 'i32'], ['$out', 'i32'], ['$p', 'i32'], ['$end', 'i32']],
+  params: [['$table', 'i32'], ['$masks', 'i32'], ['$stampsOn', 'i32'], ['$out', 'i32'], ['$p', 'i32'], ['$end', 'i32']],
   result: 'i32',
   locals: [
     ['$lo0', 'v128'], ['$hi0', 'v128'], ['$lo1', 'v128'], ['$hi1', 'v128'], ['$low', 'v128'], ['$zero', 'v128'],
     ['$hash', 'v128'], ['$first', 'v128'], ['$second', 'v128'], ['$hashes', 'v128'], ['$hits', 'v128'], ['$words', 'i32'],
+    ['$colon', 'v128'], ['$stamps', 'v128'], ['$colons', 'v128'],
   ],
   body: `
+    i32.const 58
+    i8x16.splat
+    local.set $colon
+    ;; all ones when stamps are searched, else all zeros
+    i32.const 0
+    local.get $stampsOn
+    i32.const 0
+    i32.ne
+    i32.sub
+    i8x16.splat
+    local.set $stamps
     local.get $masks
     v128.load offset=0
     local.set $lo0

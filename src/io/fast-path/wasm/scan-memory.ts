@@ -9,7 +9,7 @@
  * Layout (every region a kernel scans has KERNEL_SLACK bytes of room after it):
  *   word tables   TABLE_SLOTS x 256 KiB   the probe tables of ChunkLiteralScanner, copied in
  *   pair masks    MASK_SLOTS x 64 bytes   Teddy masks, copied in
- *   out           4 bytes                 what find_block found in its block
+ *   out           8 bytes                 what find_block found in its block
  *   scratch       SCRATCH_BYTES           a copy of a chunk from elsewhere
  *   read buffers  READ_LEASES x 2 x READ_BUFFER_BYTES
  * Tables and masks are kept per owner (a scanner) and version, and copied in again only when a
@@ -31,7 +31,7 @@ const REGION_ROOM = 64;
 
 interface Kernels {
   count_lf(p: number, end: number): number;
-  find_block(table: number, masks: number, out: number, p: number, end: number): number;
+  find_block(table: number, masks: number, stamps: number, out: number, p: number, end: number): number;
 }
 
 interface Slot {
@@ -81,6 +81,8 @@ export class ScanMemory {
   private readonly out: number;
   /** What the last findBlock found in its block (see find_block): pair bits 0-15, word bits 16-19. */
   found = 0;
+  /** The stamp candidates of that block: bit k for a colon at its byte k with another 3 bytes on. */
+  foundColons = 0;
   private readonly leases: { at: number; taken: boolean }[] = [];
 
   constructor() {
@@ -148,12 +150,15 @@ export class ScanMemory {
 
   /**
    * The address of the first 16-byte block at `from`, `from + 16`, ... (4-aligned addresses in
-   * this memory) before `end` where the word probe or the pair search has a candidate
-   * (find_block), and sets `found`; -1 if none.
+   * this memory) before `end` where the word probe, the pair search or (with `stamps`) the stamp
+   * search has a candidate (find_block), and sets `found` and `foundColons`; -1 if none.
    */
-  findBlock(table: number, masks: number, from: number, end: number): number {
-    const at = this.kernels.find_block(table, masks, this.out, from, end);
-    if (at !== -1) this.found = this.bytes.readUInt32LE(this.out);
+  findBlock(table: number, masks: number, stamps: boolean, from: number, end: number): number {
+    const at = this.kernels.find_block(table, masks, stamps ? 1 : 0, this.out, from, end);
+    if (at !== -1) {
+      this.found = this.bytes.readUInt32LE(this.out);
+      this.foundColons = this.bytes.readUInt32LE(this.out + 4);
+    }
     return at;
   }
 }
