@@ -1,6 +1,6 @@
 /**
  * The fast path (io/quiet-lines.ts) must be invisible: fed through the watch loop with quiet
- * lines left unread, every log gives exactly the events, verdict and line count it gives when
+ * lines left unread, every log gives exactly the events, verdict, line count and truncated bytes it gives when
  * every line is read. Checked on every fixture, on a generated log of a few MB (fixture lines,
  * the chatter of a serving server, and the shapes that once broke the fast path), and on small
  * logs aimed at each condition a quiet line must meet.
@@ -48,7 +48,7 @@ async function* chunked(bytes: Buffer, chunks: Feeding['chunks']): AsyncGenerato
 }
 
 /** The loop's outcome, and how many lines it handed to the session. */
-async function watch(bytes: Buffer, feeding: Feeding, skipQuietLines: boolean): Promise<{ events: string; verdict: string; lines: number; read: number }> {
+async function watch(bytes: Buffer, feeding: Feeding, skipQuietLines: boolean): Promise<{ events: string; verdict: string; lines: number; read: number; truncatedBytes: number }> {
   const events: SessionEvent[] = [];
   const session = new Session({ packs, family: feeding.family, classifier: { uncaughtSettleMs: 5_000 } });
   let read = 0;
@@ -65,7 +65,7 @@ async function watch(bytes: Buffer, feeding: Feeding, skipQuietLines: boolean): 
     skipQuietLines,
     onEvents: (batch) => events.push(...batch),
   });
-  return { ...runRelative(events, result.verdict), lines: result.lines, read };
+  return { ...runRelative(events, result.verdict), lines: result.lines, read, truncatedBytes: result.truncatedBytes };
 }
 
 /** The events and the final verdict as JSON, with times after the first verdict counted from their run's start. */
@@ -90,6 +90,7 @@ async function expectSame(bytes: Buffer, feeding: Feeding): Promise<number> {
   const fast = await watch(bytes, feeding, true);
   const slow = await watch(bytes, feeding, false);
   expect(fast.lines).toBe(slow.lines);
+  expect(fast.truncatedBytes).toBe(slow.truncatedBytes);
   expect(fast.verdict).toBe(slow.verdict);
   if (fast.events !== slow.events) expect(firstDifference(fast.events, slow.events)).toBe('');
   return 1 - fast.read / slow.read;
@@ -246,5 +247,21 @@ describe('the fast path changes nothing where it once did, or nearly', () => {
   ])('%s', async ([, lines]) => {
     const bytes = Buffer.from(`${lines.join('\n')}\n`);
     for (const chunks of [65536, 7]) await expectSame(bytes, { family: 'sglang', chunks });
+  });
+});
+
+describe('the fast path changes nothing around lines over the length cap', () => {
+  const sg = (time: string, message: string): string => `[2025-03-08 ${time} TP0] ${message}`;
+  const start = [sg('12:00:00', "server_args=ServerArgs(model_path='x')"), sg('12:00:01', 'Load weight begin. avail mem=70.00 GB')];
+  // Quiet runs are counted by the kernel when no line in them can be over the cap, line by line
+  // otherwise: a line just over it, one just under, one twice over, a run that ends on one.
+  it.for<[string, string[]]>([
+    ['one just over the cap among short ones', [...start, 'chatter', 'x'.repeat(65_537), 'chatter', 'chatter']],
+    ['one just under the cap, then one twice over', [...start, 'chatter', 'y'.repeat(65_536), 'chatter', 'z'.repeat(140_000), 'chatter']],
+    ['a quiet run that ends on one over the cap', [...start, 'chatter', 'chatter', 'w'.repeat(100_000), sg('12:00:02', 'chatter')]],
+    ['one over the cap, the last line before a silence past the budget', [...start, 'chatter', 'v'.repeat(100_000), sg('13:30:00', 'chatter')]],
+  ])('%s', async ([, lines]) => {
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    for (const chunks of [1 << 20, 200_000]) await expectSame(bytes, { family: 'sglang', chunks });
   });
 });

@@ -129,6 +129,16 @@ export class FastLineReader {
    */
   #hold(chunk: Buffer, start: number, end: number): number {
     if (this.#runLines === 0) this.#runStart = start;
+    // Most often no line in the range can be over the cap: a line over it would wholly hold
+    // one of the windows of max/2 bytes laid end to end from `start`, so a `\n` in each says
+    // none is; then the lines are counted by the kernel, not walked one by one.
+    if (end - start > 1 && !hasLongLine(chunk, start, end, this.#max)) {
+      this.#runLast = chunk.lastIndexOf(LF, end - 2) + 1;
+      if (this.#runLast < start) this.#runLast = start;
+      this.#runLines += countNewlines(chunk, start, end);
+      this.#runEnd = end;
+      return end;
+    }
     let at = start;
     while (at < end) {
       const lf = chunk.indexOf(LF, at);
@@ -182,4 +192,18 @@ export class FastLineReader {
     this.splitter.skipLines(count);
     this.#unread += count;
   }
+}
+
+/**
+ * Whether some line of `chunk[start, end)` may be over `max` bytes: one of the windows of max/2
+ * bytes from `start` on holds no `\n` (a line over `max` wholly holds one; a window without one
+ * may also lie in a shorter line, which only costs the slow count).
+ */
+function hasLongLine(chunk: Buffer, start: number, end: number, max: number): boolean {
+  const window = Math.max(1, max >> 1);
+  for (let from = start; from + window <= end; from += window) {
+    const lf = chunk.indexOf(LF, from);
+    if (lf === -1 || lf >= from + window) return true;
+  }
+  return false;
 }
