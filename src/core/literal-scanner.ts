@@ -42,7 +42,7 @@ export class LiteralScanner {
     this.literals.forEach((literal, index) => {
       if (literal.length < 3) this.short.push(index);
     });
-    this.index((literal, at) => staticCost(codeUnits(literal), at));
+    this.index((units, _literal, at) => staticCost(units, at));
   }
 
   /** True when at least one literal occurs in `text`. */
@@ -100,19 +100,23 @@ export class LiteralScanner {
       this.untilSample = 1;
       return;
     }
-    this.index((literal, at) => counts[pairHash(literal, at + 1)]! + counts[pairHash(literal, at + 2)]!);
+    this.index((_units, literal, at) => counts[pairHash(literal, at + 1)]! + counts[pairHash(literal, at + 2)]!);
     counts.fill(0);
     this.sampled = 0;
     this.untilSample = RETUNE_EVERY;
   }
 
-  /** Rebuilds the probe table from each literal's cheapest window. */
-  private index(cost: (literal: string, at: number) => number): void {
+  /**
+   * Rebuilds the probe table from each literal's cheapest window. A literal's code units are
+   * listed once for all its windows (once per window made a long literal cost its length squared).
+   */
+  private index(cost: (units: readonly number[], literal: string, at: number) => number): void {
     this.table = new Uint8Array(PAIRS);
     this.buckets = new Map();
     this.literals.forEach((literal, index) => {
       if (literal.length < 3) return;
-      const at = cheapestWindow(codeUnits(literal), (at) => cost(literal, at));
+      const units = codeUnits(literal);
+      const at = cheapestWindow(units, (at) => cost(units, literal, at));
       this.add(pairHash(literal, at + 1), index, at + 1);
       this.add(pairHash(literal, at + 2), index, at + 2);
     });
