@@ -1,54 +1,103 @@
 /**
- * Build step (`npm run build`, after tsc): bundles the CLI that `bin` runs. A start of tsc's
- * output resolves, reads and links ~120 ES modules one by one; the bundle is a few files, which
- * saves about a fifth of a cold start (issue 18 row g). Commands and code loaded with import()
- * stay separate chunks, loaded only when used.
+ * Build step (`npm run build`, after tsc): bundles the CLI that `bin` runs (issue 18 row g).
  *
- * dist/cli/bin.js (tsc's entry) is replaced by the bundle's entry, its chunks beside it as
- * dist/cli/bin-*.js. Every other file of dist/ stays as tsc wrote it: the library (dist/index.js)
- * and anything started by path (a worker thread's module) run unbundled.
+ *   dist/cli/bin.js       the loader: cli/bin.ts with load-cli.ts and code-cache.ts, one ES module
+ *   dist/cli/bin-cli.cjs  the whole CLI (cli/start.ts and all it imports, every command) as one
+ *                         CommonJS script. A start of tsc's output resolved, read and linked ~120
+ *                         ES modules one by one, and the chunks of a split bundle still cost a
+ *                         module each; and V8 keeps a code cache of a script, not of an ES module
+ *                         (on Node 20). Code loaded with import() stays in the file but runs only
+ *                         when used (esbuild's lazy module init): `watch` never runs lint's.
+ *   dist/cli/code-cache/  code caches (cli/code-cache.ts) of a watch of a fixture, run here just
+ *                         now under this node: with and without the shebang's flags, the two ways
+ *                         the bin is started (`spinup ...`, `node dist/cli/bin.js ...`)
  *
- * Code that finds files next to its own module (`import.meta.url`: the rules, package.json, the
- * build's pack table, a worker's module, createRequire) keeps finding them: in the bundle each
- * module's `import.meta.url` is rewritten to the URL of its tsc output file.
+ * Every other file of dist/ stays as tsc wrote it: the library (dist/index.js) and anything
+ * started by path (a worker thread's module) run unbundled. Code that finds files next to its
+ * own module (`import.meta.url`: the rules, package.json, the build's pack table, a worker's
+ * module, createRequire) keeps finding them: in a bundle each module's `import.meta.url` is
+ * rewritten to the URL of its tsc output file.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'cli');
+const bin = join(outdir, 'bin.js');
+const cacheDir = join(outdir, 'code-cache');
+// A short start that ends READY, through detection, stages, the verdict and the history.
+const TRAINING_LOG = join(root, 'fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log');
 
-/** Each bundled module's `import.meta.url` as the URL of the file tsc wrote, relative to the bundle. */
-const ownUrl = {
+/** Each bundled module's `import.meta.url` as the URL of the file tsc wrote, relative to `base` (the bundle's own URL). */
+const ownUrl = (base) => ({
   name: 'own-import-meta-url',
   setup(bundler) {
     bundler.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       if (!source.includes('import.meta.url')) return { contents: source, loader: 'js' };
       const fromBundle = relative(outdir, args.path).split(sep).join('/');
-      const url = `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`;
+      const url = `new URL(${JSON.stringify(fromBundle)}, ${base}).href`;
       return { contents: source.replace(/\bimport\.meta\.url\b/g, url), loader: 'js' };
     });
   },
-};
+});
 
-for (const name of readdirSync(outdir)) if (/^bin-.*\.js$/.test(name)) rmSync(join(outdir, name));
-
-await build({
-  entryPoints: [join(outdir, 'bin.js')],
-  outdir,
-  allowOverwrite: true,
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   // The packages in node_modules are loaded as they are (yaml, ajv and the regex analysers only
   // on first use, see pack/yaml-module.ts).
   packages: 'external',
-  chunkNames: 'bin-[name]-[hash]',
-  plugins: [ownUrl],
   logLevel: 'warning',
+};
+
+for (const name of readdirSync(outdir)) if (/^bin-.*\.c?js$/.test(name)) rmSync(join(outdir, name));
+rmSync(cacheDir, { recursive: true, force: true });
+
+await build({
+  ...common,
+  entryPoints: [join(outdir, 'start.js')],
+  outfile: join(outdir, 'bin-cli.cjs'),
+  format: 'cjs',
+  // load-cli.ts runs the script with CommonJS's arguments, __filename among them.
+  banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [ownUrl('__bundleUrl')],
 });
+// An import() left as such would fail in a script run by vm (no loader for it): every one must
+// have become esbuild's lazy init (or a require of a package).
+if (/\bimport\(/.test(readFileSync(join(outdir, 'bin-cli.cjs'), 'utf8'))) throw new Error('bundle-bin: bin-cli.cjs still holds an import()');
+
+await build({
+  ...common,
+  entryPoints: [bin],
+  outfile: bin,
+  allowOverwrite: true,
+  format: 'esm',
+  plugins: [ownUrl('import.meta.url')],
+});
+
+train();
+
+/** Runs a watch under each way of starting the bin and keeps the code cache each one wrote. */
+function train() {
+  const shebang = /^#!\/usr\/bin\/env -S node(.*)$/m.exec(readFileSync(bin, 'utf8'))?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
+  mkdirSync(cacheDir, { recursive: true });
+  for (const flags of [shebang, []]) {
+    const state = mkdtempSync(join(tmpdir(), 'spinup-code-cache-'));
+    try {
+      const env = { ...process.env, XDG_STATE_HOME: state, NO_COLOR: '1' };
+      delete env.NODE_OPTIONS;
+      const run = spawnSync(process.execPath, [...flags, bin, 'watch', '--no-follow', '--quiet', TRAINING_LOG], { env, encoding: 'utf8' });
+      if (run.status !== 0) throw new Error(`bundle-bin: the training watch exited ${run.status}:\n${run.stdout}${run.stderr}`);
+      const written = join(state, 'spinup', 'code-cache');
+      for (const name of readdirSync(written)) copyFileSync(join(written, name), join(cacheDir, name));
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
+  }
+}

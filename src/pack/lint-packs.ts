@@ -3,6 +3,7 @@
  * file (a shared pack included twice is linted once), and returns located diagnostics, sorted.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Diagnostic } from './diagnostic.js';
 import { formatDiagnostic } from './diagnostic.js';
@@ -75,7 +76,8 @@ function hasErrors(diagnostics: Diagnostic[], files: PackFile[]): boolean {
 async function fileContext(options: LintOptions): Promise<FileLintContext> {
   // The regex analysers are heavy; only lint pays for them.
   const { checkPattern } = await import('./regex-check.js');
-  const { RegExpParser, visitRegExpAST } = await import('@eslint-community/regexpp');
+  // Required, not imported: the bundled CLI is a script, which has no loader for import() of a package.
+  const { RegExpParser, visitRegExpAST } = createRequire(import.meta.url)('@eslint-community/regexpp') as typeof import('@eslint-community/regexpp');
   const parser = new RegExpParser({ ecmaVersion: 2024 });
   const groupNames = (pattern: string): Set<string> | undefined => {
     try {

@@ -1,0 +1,43 @@
+/**
+ * The CLI as this process runs it: its streams, environment and signals handed to `main`, its
+ * exit code returned. `bin.ts` loads this (bundled, through the code cache) and sets the code.
+ */
+import { EXIT } from '../core/exit-codes.js';
+import { releaseDeadTerminals, terminalsAtStart } from './dead-terminal.js';
+import { internalErrorReport, main } from './main.js';
+
+export async function start(): Promise<number> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = (): void => {
+    // A second Ctrl-C means "now": leave without the clean-up the first one started.
+    if (++interrupts > 1) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // A closed stdout or stderr (`| head -1`, a full disk, a dead terminal) is handled by main
+  // (cli/output-guard.ts): the watch goes on to its verdict.
+  const terminals = terminalsAtStart();
+  process.on('exit', () => releaseDeadTerminals(terminals));
+  // A bug that escapes main (thrown in a callback) still ends the way main ends one, not in a bare trace.
+  const escaped = (error: unknown): void => {
+    if (!process.stderr.destroyed) process.stderr.write(internalErrorReport(error, `in '${process.argv[2] ?? ''}' (escaped)`));
+    process.exit(EXIT.internal);
+  };
+  process.on('uncaughtException', escaped);
+  process.on('unhandledRejection', escaped);
+
+  const code = await main({
+    argv: process.argv.slice(2),
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  });
+  process.removeListener('SIGINT', onSignal);
+  process.removeListener('SIGTERM', onSignal);
+  return code;
+}
