@@ -78,6 +78,8 @@ await build({
   outfile: bin,
   allowOverwrite: true,
   format: 'esm',
+  // Tells cli/load-cli.ts it is the bundled loader, and which file the CLI is in.
+  define: { SPINUP_CLI_BUNDLE: JSON.stringify('bin-cli.cjs') },
   plugins: [ownUrl('import.meta.url')],
 });
 
