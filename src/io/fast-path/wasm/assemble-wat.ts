@@ -6,8 +6,8 @@
  * into a depth), `offset=N` on memory access. Only the instructions in OPS are known; anything
  * else is an error, so a kernel cannot silently assemble into something else.
  *
- * The module it builds: one memory of a fixed size, exported as `memory`, and the functions,
- * exported by name. Encoding: the WebAssembly core spec 1.0 binary format, SIMD opcodes from the
+ * The module it builds: the functions, exported by name, on one memory of a fixed size that it
+ * imports as `env.memory` (so the memory can be made, and used, before the module is). Encoding: the WebAssembly core spec 1.0 binary format, SIMD opcodes from the
  * fixed-width SIMD proposal (in V8 since 9.1, so in every Node 20).
  */
 
@@ -83,17 +83,17 @@ const OPS: Record<string, [number[], Immediate, number?]> = {
   'i32x4.mul': [simd(0xb5), 'none'],
 };
 
-/** The module's bytes: a memory of `pages` 64 KiB pages and the functions, all exported. */
+/** The module's bytes: the functions, all exported, on an imported memory (`env.memory`) of `pages` 64 KiB pages. */
 export function assembleWat(options: { pages: number; functions: readonly WatFunction[] }): Uint8Array<ArrayBuffer> {
   const { pages, functions } = options;
   const types = functions.map((fn) => [0x60, ...vector(fn.params.map(([, type]) => [TYPE_CODE[type]])), ...vector(fn.result ? [[TYPE_CODE[fn.result]]] : [])]);
-  const exports = [...functions.map((fn, index) => [...name(fn.name), 0x00, ...uleb(index)]), [...name('memory'), 0x02, 0x00]];
+  const exports = functions.map((fn, index) => [...name(fn.name), 0x00, ...uleb(index)]);
   return new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, vector(types)),
-    ...section(3, vector(functions.map((_, index) => uleb(index)))),
     // Fixed size (min = max): views taken on the memory's buffer stay valid for ever.
-    ...section(5, vector([[0x01, ...uleb(pages), ...uleb(pages)]])),
+    ...section(2, vector([[...name('env'), ...name('memory'), 0x02, 0x01, ...uleb(pages), ...uleb(pages)]])),
+    ...section(3, vector(functions.map((_, index) => uleb(index)))),
     ...section(7, vector(exports)),
     ...section(10, vector(functions.map((fn) => withSize(body(fn))))),
   ]);

@@ -14,6 +14,10 @@
  *   read buffers  READ_LEASES x 2 x READ_BUFFER_BYTES
  * Tables and masks are kept per owner (a scanner) and version, and copied in again only when a
  * slot was given to another owner meanwhile or the owner's bytes changed.
+ *
+ * The memory is made when this module loads (a reservation: no page is touched), the kernels
+ * the first time one would scan a chunk (`holds`, `place`): assembling and compiling them is a
+ * few milliseconds that a short log, which never reaches the fast path, does not pay.
  */
 import { assembleWat } from './assemble-wat.js';
 import { KERNEL_SLACK, KERNELS, WORD_TABLE_BITS } from './kernel-source.js';
@@ -74,7 +78,10 @@ class SlotPool {
 
 export class ScanMemory {
   readonly bytes: Buffer;
-  private readonly kernels: Kernels;
+  private readonly memory: WebAssembly.Memory;
+  private readonly pages: number;
+  /** Built on first need; null when they cannot be (no WebAssembly SIMD): then every scan is JavaScript's. */
+  private kernels: Kernels | null | undefined;
   private readonly tables: SlotPool;
   private readonly masks: SlotPool;
   private readonly scratch: number;
@@ -96,27 +103,25 @@ export class ScanMemory {
       end += 2 * (READ_BUFFER_BYTES + REGION_ROOM);
     }
     if (REGION_ROOM < KERNEL_SLACK) throw new Error('ScanMemory: regions leave too little room');
-    const module = new WebAssembly.Module(assembleWat({ pages: Math.ceil(end / PAGE), functions: KERNELS }));
-    const instance = new WebAssembly.Instance(module, {});
-    const memory = instance.exports.memory as { buffer: ArrayBuffer };
-    this.kernels = instance.exports as unknown as Kernels;
-    this.bytes = Buffer.from(memory.buffer);
+    this.pages = Math.ceil(end / PAGE);
+    this.memory = new WebAssembly.Memory({ initial: this.pages, maximum: this.pages });
+    this.bytes = Buffer.from(this.memory.buffer);
     this.tables = new SlotPool(this.bytes, tables, TABLE_BYTES, TABLE_SLOTS);
     this.masks = new SlotPool(this.bytes, masks, MASK_BYTES, MASK_SLOTS);
   }
 
-  /** Whether `chunk` lies in this memory (so the kernels can scan it where it is). */
+  /** Whether `chunk` lies in this memory and the kernels can scan it where it is. */
   holds(chunk: Uint8Array): boolean {
-    return chunk.buffer === this.bytes.buffer;
+    return chunk.buffer === this.bytes.buffer && this.ready();
   }
 
   /**
    * `chunk` itself when it lies in this memory; else a copy of it in the scratch region (good
-   * until the next call), or undefined when it is too big for it.
+   * until the next call), or undefined when it is too big for it (or there are no kernels).
    */
   place(chunk: Buffer): Buffer | undefined {
     if (this.holds(chunk)) return chunk;
-    if (chunk.length > SCRATCH_BYTES) return undefined;
+    if (chunk.length > SCRATCH_BYTES || !this.ready()) return undefined;
     chunk.copy(this.bytes, this.scratch);
     return this.bytes.subarray(this.scratch, this.scratch + chunk.length);
   }
@@ -143,9 +148,9 @@ export class ScanMemory {
     return this.masks.resident(owner, version, masks);
   }
 
-  /** The `\n` bytes in `chunk[start, end)`; `chunk` lies in this memory. */
+  /** The `\n` bytes in `chunk[start, end)`; `chunk` lies in this memory (`holds` said so). */
   countLf(chunk: Uint8Array, start: number, end: number): number {
-    return this.kernels.count_lf(chunk.byteOffset + start, chunk.byteOffset + end);
+    return this.kernels!.count_lf(chunk.byteOffset + start, chunk.byteOffset + end);
   }
 
   /**
@@ -154,21 +159,34 @@ export class ScanMemory {
    * search has a candidate (find_block), and sets `found` and `foundColons`; -1 if none.
    */
   findBlock(table: number, masks: number, stamps: boolean, from: number, end: number): number {
-    const at = this.kernels.find_block(table, masks, stamps ? 1 : 0, this.out, from, end);
+    const at = this.kernels!.find_block(table, masks, stamps ? 1 : 0, this.out, from, end);
     if (at !== -1) {
       this.found = this.bytes.readUInt32LE(this.out);
       this.foundColons = this.bytes.readUInt32LE(this.out + 4);
     }
     return at;
   }
+
+  /** Whether the kernels are there, built now if this is the first time they are needed. */
+  private ready(): boolean {
+    if (this.kernels === undefined) {
+      try {
+        const module = new WebAssembly.Module(assembleWat({ pages: this.pages, functions: KERNELS }));
+        this.kernels = new WebAssembly.Instance(module, { env: { memory: this.memory } }).exports as unknown as Kernels;
+      } catch {
+        this.kernels = null;
+      }
+    }
+    return this.kernels !== null;
+  }
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
- * The one memory of this process, or null where WebAssembly SIMD is not there (a runtime
- * without it, `--jitless`) or words would be read in another byte order than the probe tables
- * were built for: then every scan is JavaScript's.
+ * The one memory of this process, or null where WebAssembly is not there (`--jitless`) or words
+ * would be read in another byte order than the probe tables were built for: then every scan is
+ * JavaScript's, as it is where the kernels cannot be built (no WebAssembly SIMD).
  */
 export const scanMemory: ScanMemory | null = (() => {
   if (!LITTLE_ENDIAN || typeof WebAssembly !== 'object') return null;

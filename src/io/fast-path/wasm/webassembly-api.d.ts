@@ -6,6 +6,10 @@ declare namespace WebAssembly {
   class Module {
     constructor(bytes: Uint8Array);
   }
+  class Memory {
+    constructor(descriptor: { initial: number; maximum?: number });
+    readonly buffer: ArrayBuffer;
+  }
   class Instance {
     constructor(module: Module, imports: object);
     readonly exports: Record<string, unknown>;

@@ -22,7 +22,8 @@ function readLeb(bytes: number[], signed: boolean): number {
 
 function run(fn: WatFunction, ...args: number[]): number {
   const module = new WebAssembly.Module(assembleWat({ pages: 1, functions: [fn] }));
-  const exports = new WebAssembly.Instance(module, {}).exports as Record<string, (...a: number[]) => number>;
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 1 });
+  const exports = new WebAssembly.Instance(module, { env: { memory } }).exports as Record<string, (...a: number[]) => number>;
   return exports[fn.name]!(...args);
 }
 
