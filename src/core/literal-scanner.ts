@@ -20,10 +20,10 @@ import { cheapestWindow, codeUnits, staticCost } from './probe-window.js';
 
 export class LiteralScanner {
   readonly literals: readonly string[];
-  /** 1 where some literal's probe pair hashes. */
-  private table = new Uint8Array(PAIRS);
+  /** 1 where some literal's probe pair hashes (made by `index`, in the constructor). */
+  private table!: Uint8Array;
   /** Probe pair hash -> [literal index, offset of the pair's second unit in it], flattened. */
-  private buckets = new Map<number, number[]>();
+  private buckets!: Map<number, number[]>;
   /** Literals of 1 or 2 units have no 3-unit window; they are searched directly. */
   private readonly short: number[] = [];
   /** Pair counts of the lines sampled since the last retune. */
