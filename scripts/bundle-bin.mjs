@@ -46,13 +46,15 @@ const ownUrl = (base) => ({
   },
 });
 
+const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   // The packages in node_modules are loaded as they are (yaml, ajv and the regex analysers only
-  // on first use, see pack/yaml-module.ts).
-  packages: 'external',
+  // on first use, see pack/yaml-module.ts), but for picocolors: a few lines every command needs,
+  // which bundled are compiled through the code cache instead of found and read at each start.
+  external: Object.keys(dependencies).filter((name) => name !== 'picocolors'),
   logLevel: 'warning',
 };
 
