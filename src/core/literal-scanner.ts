@@ -16,7 +16,7 @@
  * the windows; only the speed does. Pairs are hashed by their low bytes, so
  * non-ASCII text costs extra verifications, never a missed literal.
  */
-import { cheapestWindow, codeUnits, staticCost } from './probe-window.js';
+import { cheapestWindow, codeUnits, staticWindow } from './probe-window.js';
 
 export class LiteralScanner {
   readonly literals: readonly string[];
@@ -42,7 +42,7 @@ export class LiteralScanner {
     this.literals.forEach((literal, index) => {
       if (literal.length < 3) this.short.push(index);
     });
-    this.index((units, _literal, at) => staticCost(units, at));
+    this.index(staticWindow);
   }
 
   /** True when at least one literal occurs in `text`. */
@@ -100,23 +100,19 @@ export class LiteralScanner {
       this.untilSample = 1;
       return;
     }
-    this.index((_units, literal, at) => counts[pairHash(literal, at + 1)]! + counts[pairHash(literal, at + 2)]!);
+    this.index((units, literal) => cheapestWindow(units, (at) => counts[pairHash(literal, at + 1)]! + counts[pairHash(literal, at + 2)]!));
     counts.fill(0);
     this.sampled = 0;
     this.untilSample = RETUNE_EVERY;
   }
 
-  /**
-   * Rebuilds the probe table from each literal's cheapest window. A literal's code units are
-   * listed once for all its windows (once per window made a long literal cost its length squared).
-   */
-  private index(cost: (units: readonly number[], literal: string, at: number) => number): void {
+  /** Rebuilds the probe table from the window `choose` picks for each literal, given its code units. */
+  private index(choose: (units: readonly number[], literal: string) => number): void {
     this.table = new Uint8Array(PAIRS);
     this.buckets = new Map();
     this.literals.forEach((literal, index) => {
       if (literal.length < 3) return;
-      const units = codeUnits(literal);
-      const at = cheapestWindow(units, (at) => cost(units, literal, at));
+      const at = choose(codeUnits(literal), literal);
       this.add(pairHash(literal, at + 1), index, at + 1);
       this.add(pairHash(literal, at + 2), index, at + 2);
     });
