@@ -1,7 +1,10 @@
 /**
  * Build step (`npm run build`, after tsc): bundles the CLI that `bin` runs (issue 18 row g).
  *
- *   dist/cli/bin.js       the loader: cli/bin.ts with load-cli.ts and code-cache.ts, one ES module
+ *   dist/cli/bin.cjs      the package's bin, the loader: cli/bin.ts with load-cli.ts and
+ *                         code-cache.ts as one CommonJS script (an ES module entry costs Node's
+ *                         ES module loader, about 5 ms of a cold start)
+ *   dist/cli/bin.js       the same loader as an ES module, where tsc's entry was (run by path)
  *   dist/cli/bin-cli.cjs  the whole CLI (cli/start.ts and all it imports, every command) as one
  *                         CommonJS script. A start of tsc's output resolved, read and linked ~120
  *                         ES modules one by one, and the chunks of a split bundle still cost a
@@ -19,7 +22,7 @@
  * rewritten to the URL of its tsc output file.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +31,9 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'cli');
 const bin = join(outdir, 'bin.js');
+const binCjs = join(outdir, 'bin.cjs');
+// A CommonJS bundle's own URL, which its modules' `import.meta.url` are rewritten against.
+const CJS_URL = 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;';
 const cacheDir = join(outdir, 'code-cache');
 // A short start that ends READY, through detection, stages, the verdict and the history.
 const TRAINING_LOG = join(root, 'fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log');
@@ -58,7 +64,7 @@ const common = {
   logLevel: 'warning',
 };
 
-for (const name of readdirSync(outdir)) if (/^bin-.*\.c?js$/.test(name)) rmSync(join(outdir, name));
+for (const name of readdirSync(outdir)) if (/^bin-.*\.c?js$|^bin\.cjs$/.test(name)) rmSync(join(outdir, name));
 rmSync(cacheDir, { recursive: true, force: true });
 
 await build({
@@ -67,23 +73,24 @@ await build({
   outfile: join(outdir, 'bin-cli.cjs'),
   format: 'cjs',
   // load-cli.ts runs the script with CommonJS's arguments, __filename among them.
-  banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  banner: { js: CJS_URL },
   plugins: [ownUrl('__bundleUrl')],
 });
 // An import() left as such would fail in a script run by vm (no loader for it): every one must
 // have become esbuild's lazy init (or a require of a package).
 if (/\bimport\(/.test(readFileSync(join(outdir, 'bin-cli.cjs'), 'utf8'))) throw new Error('bundle-bin: bin-cli.cjs still holds an import()');
 
-await build({
+// The loader, twice: the package's bin as a CommonJS script, and tsc's entry (which tests and
+// people run by path) as an ES module; both load the same bundle and code cache.
+const loader = {
   ...common,
   entryPoints: [bin],
-  outfile: bin,
-  allowOverwrite: true,
-  format: 'esm',
   // Tells cli/load-cli.ts it is the bundled loader, and which file the CLI is in.
   define: { SPINUP_CLI_BUNDLE: JSON.stringify('bin-cli.cjs') },
-  plugins: [ownUrl('import.meta.url')],
-});
+};
+await build({ ...loader, outfile: binCjs, format: 'cjs', banner: { js: CJS_URL }, plugins: [ownUrl('__bundleUrl')] });
+await build({ ...loader, outfile: bin, allowOverwrite: true, format: 'esm', plugins: [ownUrl('import.meta.url')] });
+for (const file of [bin, binCjs]) chmodSync(file, 0o755);
 
 train();
 
@@ -96,7 +103,7 @@ function train() {
     try {
       const env = { ...process.env, XDG_STATE_HOME: state, NO_COLOR: '1' };
       delete env.NODE_OPTIONS;
-      const run = spawnSync(process.execPath, [...flags, bin, 'watch', '--no-follow', '--quiet', TRAINING_LOG], { env, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, [...flags, binCjs, 'watch', '--no-follow', '--quiet', TRAINING_LOG], { env, encoding: 'utf8' });
       if (run.status !== 0) throw new Error(`bundle-bin: the training watch exited ${run.status}:\n${run.stdout}${run.stderr}`);
       const written = join(state, 'spinup', 'code-cache');
       for (const name of readdirSync(written)) copyFileSync(join(written, name), join(cacheDir, name));

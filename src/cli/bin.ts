@@ -11,6 +11,9 @@ setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks'
 // with 8) at no measurable cost in speed. It
 // must be given at start-up: V8 ignores it when set from here.
 
-const cli = await loadCli(process.env);
-process.exitCode = await cli.start();
-cli.keep();
+// No top-level await: the build also makes this a CommonJS script (dist/cli/bin.cjs, the
+// package's bin), which starts without Node's ES module loader.
+void loadCli(process.env).then(async (cli) => {
+  process.exitCode = await cli.start();
+  cli.keep();
+});
