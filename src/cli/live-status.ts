@@ -35,6 +35,13 @@ export interface LiveStatusOptions {
 
 /** How often a changed status is written to the state file. */
 const STATE_WRITE_MS = 1_000;
+/**
+ * How long after the start the unix socket is opened and the state file first written. A short
+ * run (`watch --no-follow` of a small log) is over before then and never pays for a socket it
+ * would take down at once (listening loads Node's cluster and child_process modules: a twentieth
+ * of such a run); its state file is written when it ends, so `status` lists it all the same.
+ */
+const STATE_AFTER_MS = 200;
 
 export class LiveStatus implements EventSink {
   readonly model: StatusModel;
@@ -47,8 +54,14 @@ export class LiveStatus implements EventSink {
   private run: RunFile | undefined;
   private written = -1;
   private timer: NodeJS.Timeout | undefined;
+  private readonly startedAt = wallDate();
+  private log: string | undefined;
+  /** Until STATE_AFTER_MS: the state file and socket are still to come. */
+  private stateTimer: NodeJS.Timeout | undefined;
+  private opening: Promise<void> | undefined;
 
   private constructor(private readonly options: LiveStatusOptions) {
+    this.log = options.log;
     const facts: StatusFacts = { command: options.command, pid: process.pid, host: hostname(), version: version(), log: options.log };
     this.model = new StatusModel({ session: options.session, facts, verdictsFromEvents: options.command === 'watch', toJson: eventJson });
     this.server = new StatusServer({ model: this.model });
@@ -58,7 +71,13 @@ export class LiveStatus implements EventSink {
   static async start(options: LiveStatusOptions): Promise<LiveStatus> {
     const live = new LiveStatus(options);
     if (options.listen) live.url = await listenOrExplain(live.server, options.listen);
-    if (options.state) await live.openState();
+    if (options.state) {
+      live.stateTimer = setTimeout(() => {
+        live.stateTimer = undefined;
+        live.opening = live.openState();
+      }, STATE_AFTER_MS);
+      live.stateTimer.unref();
+    }
     return live;
   }
 
@@ -73,12 +92,20 @@ export class LiveStatus implements EventSink {
 
   setFacts(facts: Partial<StatusFacts>): void {
     this.model.setFacts(facts);
+    if (facts.log !== undefined) this.log = facts.log;
     if (facts.log !== undefined && this.run) this.run.log = facts.log;
     this.writeState();
   }
 
   /** The last state (with the exit code), then the server and socket go away. */
   async close(exitCode?: number): Promise<void> {
+    if (this.stateTimer) {
+      // Over before its socket was due: only the state file, of a start that has ended.
+      clearTimeout(this.stateTimer);
+      this.stateTimer = undefined;
+      this.recordEnded();
+    }
+    await this.opening;
     if (this.timer) clearInterval(this.timer);
     if (this.run) {
       this.run.ended_at = wallDate().toISOString();
@@ -88,26 +115,48 @@ export class LiveStatus implements EventSink {
     await this.server.close();
   }
 
+  /** The unix socket, then the state file that tells `status` and `attach` where it is. */
   private async openState(): Promise<void> {
     const dir = runsDir(this.options.io.env);
     if (dir === undefined) return;
-    const now = wallDate();
-    const id = newRunId(now, process.pid);
+    const id = newRunId(this.startedAt, process.pid);
     try {
       ensureRunsDir(dir);
       const socket = socketPathFor({ dir, id, uid: process.getuid?.() ?? 0, tmp: tmpdir() });
       await this.server.listenUnix(socket);
       this.socket = socket;
     } catch (error) {
-      this.stateProblem = `no state file or socket for attach: ${(error as Error).message}`;
+      this.noState(error);
       return;
     }
-    this.dir = dir;
-    const stamp = now.toISOString();
-    this.run = { schema: RUN_SCHEMA, id, command: this.options.command, pid: process.pid, host: hostname(), started_at: stamp, updated_at: stamp, listen_url: this.url, socket: this.socket, log: this.options.log, status: this.model.snapshot() };
+    this.createRun(dir, this.socket);
     this.writeState(true);
     this.timer = setInterval(() => this.writeState(), STATE_WRITE_MS);
     this.timer.unref();
+  }
+
+  /** The state file of a start over before its socket was due (`close` writes it). */
+  private recordEnded(): void {
+    const dir = runsDir(this.options.io.env);
+    if (dir === undefined) return;
+    try {
+      ensureRunsDir(dir);
+    } catch (error) {
+      this.noState(error);
+      return;
+    }
+    this.createRun(dir, undefined);
+  }
+
+  private noState(error: unknown): void {
+    this.stateProblem = `no state file or socket for attach: ${(error as Error).message}`;
+    write(this.options.io.stderr, `spinup: ${this.stateProblem}\n`);
+  }
+
+  private createRun(dir: string, socket: string | undefined): void {
+    this.dir = dir;
+    const stamp = this.startedAt.toISOString();
+    this.run = { schema: RUN_SCHEMA, id: newRunId(this.startedAt, process.pid), command: this.options.command, pid: process.pid, host: hostname(), started_at: stamp, updated_at: stamp, listen_url: this.url, socket, log: this.log, status: this.model.snapshot() };
   }
 
   get id(): string | undefined {
@@ -131,7 +180,6 @@ export class LiveStatus implements EventSink {
 /** Where the status API is, on stderr (stdout may carry --json or the server's own lines). */
 export function announceLiveStatus(io: Io, status: LiveStatus): void {
   if (status.url) write(io.stderr, `spinup: status API on ${status.url} (/v1/status /metrics /readyz ...)\n`);
-  if (status.stateProblem) write(io.stderr, `spinup: ${status.stateProblem}\n`);
 }
 
 async function listenOrExplain(server: StatusServer, address: ListenAddress): Promise<string> {

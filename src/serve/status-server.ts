@@ -4,7 +4,8 @@
  * (POST /v1/nodes/N/events, node-push.ts). The paths are a fixed table (status-routes.ts).
  */
 import { chmodSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import { listenUrl, type ListenAddress } from '../status/listen-address.js';
 import type { StatusModel } from '../status/status-model.js';
 import { handleNodePush, NODE_EVENTS_PATH, type NodePushReceiver } from './node-push.js';
@@ -68,6 +69,8 @@ export class StatusServer {
   }
 
   private bind(listen: (server: Server, done: () => void) => void): Promise<Server> {
+    // Required when first listening: a short watch, over before its socket is due, never loads it.
+    const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
     const server = createServer((req, res) => this.handle(req, res));
     // Probes and scrapes are short; a client that opens a connection and sends nothing is let go.
     server.headersTimeout = 10_000;
