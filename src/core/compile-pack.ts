@@ -59,14 +59,18 @@ export interface CompileOptions {
 /**
  * `sources[0]` is the family pack; the rest are its includes, in order. Family rules come first.
  * The includes alone are compiled too (`shared`): they classify a log whose family is not known.
+ * That happens when `shared` is first read: a start that finds its family (nearly every one)
+ * never needs it, and a watch loads every family. The includes were just compiled as part of
+ * the family's pack, so no error of theirs can surface only then.
  */
 export function compilePack(sources: PackSource[], options: CompileOptions = {}): CompiledPack {
   const pack = compileSources(sources, options);
   const included = sources.slice(1);
   if (included.length === 0) return pack;
   const name = included.map((source) => source.pack).join('+');
-  const shared = compileSources([{ pack: name, description: `the shared rules of ${sources[0]!.pack}` }, ...included], options);
-  return { ...pack, shared: { ...shared, isShared: true } };
+  let shared: CompiledPack | undefined;
+  const compileShared = (): CompiledPack => ({ ...compileSources([{ pack: name, description: `the shared rules of ${sources[0]!.pack}` }, ...included], options), isShared: true });
+  return Object.defineProperty({ ...pack }, 'shared', { enumerable: true, get: () => (shared ??= compileShared()) });
 }
 
 function compileSources(sources: PackSource[], options: CompileOptions): CompiledPack {
