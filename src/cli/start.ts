@@ -30,7 +30,11 @@ export async function start(): Promise<number> {
 
   const code = await main({
     argv: process.argv.slice(2),
-    stdin: process.stdin,
+    // Made when first read: only a watch of `-` reads it, and making it opens /dev/null or the
+    // terminal (a watch of a file never needs it).
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
