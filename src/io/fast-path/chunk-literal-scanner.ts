@@ -183,7 +183,7 @@ export class ChunkLiteralScanner {
         if (bit >= BLOCK) {
           // One of the words, or more: the probe looks the slot up in the table.
           const at = (bit - BLOCK) * WORD;
-          hit = this.probe(chunk, memory.bytes.readUInt32LE(address + at), block + at, start, end);
+          hit = this.probe(chunk, memory.wordAt(address + at), block + at, start, end);
         } else {
           hit = this.short.literalAt(chunk, block + bit, start, end);
         }

@@ -164,7 +164,10 @@ export class QuietLines {
 
   /** Whether `chunk[start, end)` is `repeat` (by default the line read last, while a repeat of it changes nothing but the last line). */
   isRepeat(chunk: Buffer, start: number, end: number, repeat = this.repeat): boolean {
-    return repeat !== undefined && end - start === repeat.length && chunk.compare(repeat, 0, repeat.length, start, end) === 0;
+    if (repeat === undefined || end - start !== repeat.length) return false;
+    // A loop, not Buffer.compare: asked at every frame of a bar, whose checks of its offsets cost more than the bytes.
+    for (let k = 0; k < repeat.length; k++) if (chunk[start + k] !== repeat[k]) return false;
+    return true;
   }
 
   /**
