@@ -88,7 +88,7 @@ export class ScanMemory {
   private readonly masks: SlotPool;
   private readonly scratch: number;
   private readonly out: number;
-  /** What the last findBlock found in its block (see find_block): pair bits 0-15, word bits 16-19. */
+  /** What the last findBlock found in its block (see find_block): pair bits 0-15, a bit 16 + k for its word k. */
   found = 0;
   /** The stamp candidates of that block: bit k for a colon at its byte k with another 3 bytes on. */
   foundColons = 0;
