@@ -6,8 +6,12 @@
  * copied it into the scan memory: on a 300 MB flood that was 4,600 buffers to collect and copy
  * (peak RSS 115 MB, 0.6x the speed of reading the same file).
  *
- * A chunk stays good until the consumer asks for the next item (as fileSource's do): the next
- * read goes into the other buffer, and reading pauses while both hold a chunk not yet taken.
+ * A chunk stays good until the consumer asks for the next item (as fileSource's do). While the
+ * consumer is busy with one, reads go on into the other buffer, one after the other, and the
+ * consumer is then given all they read as one chunk: a pipe holds 64 KiB, and on a flood
+ * (`cat server.log | spinup watch -`) each chunk has a cost of its own (its run of quiet lines
+ * ends at its end, a line is cut in two there). No read waits for more to come: a consumer that
+ * waits is given each read at once, as a live log must be.
  */
 import { fstatSync } from 'node:fs';
 import { Socket, type SocketConstructorOpts } from 'node:net';
@@ -32,7 +36,7 @@ export function isPipe(fd: number): boolean {
 export function pipeSource(fd: number, options: { signal?: AbortSignal } = {}): AsyncGenerator<SourceItem> | undefined {
   const lease = scanMemory?.leaseReadBuffers();
   const buffers = lease?.buffers ?? [Buffer.allocUnsafeSlow(READ_BUFFER_BYTES), Buffer.allocUnsafeSlow(READ_BUFFER_BYTES)];
-  const state = new PipeState();
+  const state = new PipeState(buffers);
   let socket: Socket;
   try {
     // `onread` is in Node's documented options for new net.Socket (v15+), not yet in its types.
@@ -41,15 +45,16 @@ export function pipeSource(fd: number, options: { signal?: AbortSignal } = {}): 
       readable: true,
       writable: false,
       onread: {
-        // Asked for the buffer of the next read after each read: the other one.
-        buffer: () => buffers[state.nextBuffer]!,
-        callback: (bytes: number, buffer: Uint8Array) => state.read(Buffer.from(buffer.buffer, buffer.byteOffset, bytes)),
+        // Asked for the buffer of the next read after each read.
+        buffer: () => state.readInto(),
+        callback: (bytes: number, buffer: Uint8Array) => state.read(bytes, buffer),
       },
     } as SocketConstructorOpts);
   } catch {
     lease?.release();
     return undefined;
   }
+  state.resume = () => socket.resume();
   socket.on('end', () => state.end());
   socket.on('error', (error) => state.end(error));
   return chunks(socket, state, lease?.release, options.signal);
@@ -61,11 +66,10 @@ async function* chunks(socket: Socket, state: PipeState, release: (() => void) |
   try {
     yield { kind: 'caught-up' };
     for (;;) {
+      // Asking for it says the consumer is done with the last chunk: its buffer is free.
       const chunk = await state.next();
       if (chunk === undefined || signal?.aborted) break;
       yield { kind: 'data', chunk };
-      // Asked for the next item: the consumer is done with this chunk, its buffer is free.
-      if (state.taken()) socket.resume();
     }
     if (state.failure && !signal?.aborted) throw state.failure;
   } finally {
@@ -75,24 +79,42 @@ async function* chunks(socket: Socket, state: PipeState, release: (() => void) |
   }
 }
 
-/** The chunks read and not yet taken, and whether reading must pause. */
+/** Less room than this left in the buffer being filled, and reading pauses until the consumer takes it. */
+const MIN_READ_ROOM = 64 * 1024;
+
+/**
+ * The two buffers: the one the consumer holds (its last chunk, till it asks for the next), and
+ * the one being filled, whose bytes [0, filled) are read and not yet given.
+ */
 class PipeState {
-  nextBuffer = 0;
   failure: Error | undefined;
-  private readonly ready: Buffer[] = [];
-  /** Chunks read whose buffer is not free yet: in `ready`, or yielded and not yet done with. */
-  private held = 0;
+  resume: () => void = () => undefined;
+  private filling = 0;
+  private filled = 0;
   private paused = false;
   private ended = false;
   private wake: (() => void) | undefined;
+  /** Where a read lands when the buffer being filled has no room (it is then copied in). */
+  private readonly spare = Buffer.allocUnsafeSlow(MIN_READ_ROOM);
 
-  /** A read landed; returns false to pause reading (both buffers hold a chunk). */
-  read(chunk: Buffer): boolean {
-    this.ready.push(chunk);
-    this.held++;
-    this.nextBuffer ^= 1;
+  constructor(private readonly buffers: readonly [Buffer, Buffer]) {}
+
+  /** Where the next read goes: the room left in the buffer being filled. */
+  readInto(): Buffer {
+    const buffer = this.buffers[this.filling]!;
+    return buffer.length - this.filled >= MIN_READ_ROOM ? buffer.subarray(this.filled) : this.spare;
+  }
+
+  /** A read of `bytes` landed in `into` (what readInto gave for it); false pauses reading. */
+  read(bytes: number, into: Uint8Array): boolean {
+    const buffer = this.buffers[this.filling]!;
+    // A read given its buffer before a pause lands where readInto said then: not at `filled` of
+    // the buffer being filled now. Rare (once a pause): copied in.
+    if (into.buffer !== buffer.buffer || into.byteOffset !== buffer.byteOffset + this.filled) buffer.set(into.subarray(0, bytes), this.filled);
+    this.filled += bytes;
+    // Too little room for a read: wait till the consumer takes what is there.
+    if (buffer.length - this.filled < MIN_READ_ROOM) this.paused = true;
     this.notify();
-    this.paused = this.held >= 2;
     return !this.paused;
   }
 
@@ -102,18 +124,18 @@ class PipeState {
     this.notify();
   }
 
-  /** The next chunk read, or undefined at the end. */
+  /** Everything read and not yet given, as one chunk (the consumer is done with the last); undefined at the end. */
   async next(): Promise<Buffer | undefined> {
-    while (this.ready.length === 0 && !this.ended) await new Promise<void>((resolve) => (this.wake = resolve));
-    return this.ready.shift();
-  }
-
-  /** A yielded chunk's buffer is free again; true when reading was paused and may go on. */
-  taken(): boolean {
-    this.held--;
-    if (!this.paused || this.held >= 2) return false;
-    this.paused = false;
-    return true;
+    while (this.filled === 0 && !this.ended) await new Promise<void>((resolve) => (this.wake = resolve));
+    if (this.filled === 0) return undefined;
+    const chunk = this.buffers[this.filling]!.subarray(0, this.filled);
+    this.filling ^= 1;
+    this.filled = 0;
+    if (this.paused) {
+      this.paused = false;
+      this.resume();
+    }
+    return chunk;
   }
 
   private notify(): void {
