@@ -30,11 +30,13 @@ export async function start(): Promise<number> {
 
   const code = await main({
     argv: process.argv.slice(2),
-    // Made when first read: only a watch of `-` reads it, and making it opens /dev/null or the
-    // terminal (a watch of a file never needs it).
+    // Only when asked for: making process.stdin opens fd 0 as a stream, which a pipe read by
+    // io/pipe-source.ts must not be (two handles on one descriptor would both close it); and a
+    // watch of a file never needs it.
     get stdin() {
       return process.stdin;
     },
+    stdinFd: 0,
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
