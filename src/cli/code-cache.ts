@@ -10,9 +10,10 @@
  * truncated or damaged file, another file by that name) is ignored, the source compiled as if
  * there were none, and a fresh cache written. Caches are named by the node version, platform
  * and flags they were made under, so runs under different flags do not overwrite each other's.
+ * When the build's cache serves, a damaged one of this machine's by the same name is removed.
  * A cache is only ever an optimisation: one that cannot be read or written changes nothing else.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
 import * as zlib from 'node:zlib';
@@ -38,6 +39,7 @@ const MAGIC = 0x43555053;
 const FORMAT = 1;
 const HEADER_BYTES = 24;
 const SUFFIX = '.v8cache';
+const KEEP = 4;
 
 // zlib.crc32 came in Node 20.15: without it no cache can be checked, so none is used.
 const crc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
@@ -92,8 +94,8 @@ function readCache(dir: string | undefined, name: string, source: { length: numb
 
 /**
  * Writes the cache under a temporary name and renames it into place, so a reader never sees half
- * of one (two runs writing at once: the last rename wins, each whole). Caches of other node
- * versions are removed: they can never be used again by this one.
+ * of one (two runs writing at once: the last rename wins, each whole). The newest KEEP caches
+ * stay (a machine may run two nodes, or the bin under two sets of flags); older ones go.
  */
 function writeCache(dir: string, name: string, source: { length: number; crc: number }, data: Buffer): void {
   const temporary = join(dir, `.${name}.${process.pid}.tmp`);
@@ -108,9 +110,11 @@ function writeCache(dir: string, name: string, source: { length: number; crc: nu
     header.writeUInt32LE(crc32!(data), 20);
     writeFileSync(temporary, Buffer.concat([header, data]));
     renameSync(temporary, join(dir, name));
-    for (const other of readdirSync(dir)) {
-      if (other.endsWith(SUFFIX) && !other.startsWith(`${process.version}-`)) rmSync(join(dir, other), { force: true });
-    }
+    const caches = readdirSync(dir)
+      .filter((other) => other.endsWith(SUFFIX))
+      .map((other) => ({ file: join(dir, other), written: statSync(join(dir, other)).mtimeMs }))
+      .sort((a, b) => b.written - a.written);
+    for (const { file } of caches.slice(KEEP)) removeQuietly(file);
   } catch {
     // A read-only or full state dir: the next run compiles from source again, nothing else changes.
     removeQuietly(temporary);

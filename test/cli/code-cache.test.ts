@@ -6,7 +6,7 @@
  * process, so only a new process shows what V8 takes); then through the built bin.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -114,14 +114,20 @@ describe('the code cache, in-process', () => {
     expect(existsSync(cacheFile(where))).toBe(false);
   });
 
-  it('caches made under other flags are kept apart; those of other node versions are removed, other files left', () => {
+  it('caches made under other flags are kept apart; the four newest caches stay, older ones go, other files are left', () => {
     const where = dirs();
-    run(SOURCE, where, 'one').keep();
     mkdirSync(where.own!, { recursive: true });
-    writeFileSync(join(where.own!, 'v0.0.1-linux-x64-0.v8cache'), 'old');
+    // Two of another node, written long ago, and one of yesterday: the oldest go first.
+    const old = ['v0.0.1-linux-x64-1.v8cache', 'v0.0.2-linux-x64-2.v8cache', 'v0.0.3-linux-x64-3.v8cache'];
+    old.forEach((name, k) => {
+      writeFileSync(join(where.own!, name), 'old');
+      utimesSync(join(where.own!, name), 1_000_000 + k, 1_000_000 + k);
+    });
     writeFileSync(join(where.own!, 'notes.txt'), 'mine');
+    run(SOURCE, where, 'one').keep();
+    expect(readdirSync(where.own!).sort()).toEqual([cacheName('one'), ...old, 'notes.txt'].sort());
     run(SOURCE, where, 'two').keep();
-    expect(readdirSync(where.own!).sort()).toEqual([cacheName('one'), cacheName('two'), 'notes.txt'].sort());
+    expect(readdirSync(where.own!).sort()).toEqual([cacheName('one'), cacheName('two'), old[1], old[2], 'notes.txt'].sort());
     expect(run(SOURCE, where, 'one').cached).toBe(true);
     expect(run(SOURCE, where, 'two').cached).toBe(true);
   });
