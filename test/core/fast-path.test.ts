@@ -233,6 +233,36 @@ describe('the fast path changes nothing where it once did, or nearly', () => {
     ['the same second in three formats', [...start, sg('12:00:01', 'a'), '2025-03-08 12:00:01 | INFO | stderr | b', 'INFO 03-08 12:00:01 [x.py:1] c', sg('12:00:01', 'd'), 'chatter', sg('12:00:04', 'Memory pool end. avail mem=10.00 GB')]],
     ['after ready, colour codes around chatter and inside a fatal literal', [...sglangHealthyStart(), SGLANG_READY, '\x1b[31mchatter\x1b[0m', 'chatter', 'Kil\x1b[0mled', '^[[1mchatter', 'chatter']],
     ['after ready, a restart hidden by a colour code', [...sglangHealthyStart(), SGLANG_READY, 'chatter', "\x1b[1m[2025-03-08 13:00:00] server_args=Server\x1b[0mArgs(model_path='x')", 'chatter', sg('13:00:05', 'Init torch distributed begin.')]],
+    [
+      'after ready, colour codes the bytes are stripped of, and ones left to the line guard',
+      [...sglangHealthyStart(), SGLANG_READY, '^[[1mKil^[[0mled', 'chatter', '\x1b]0;title\x07Killed', 'chatter', '\x1b[31mchat\x1b[0mter \x1b[1;3', '\x1b(BKilled', '\x1b[1mKil\x1b[mled\rchatter', 'chatter'],
+    ],
+    [
+      // Each rank prints NCCL's NVLS line (a failure rule's literal, no match) at every set-up: let go by text, until a line with that literal matches.
+      'after ready, lines with a failure literal that match nothing, again and again, then one that matches',
+      [...sglangHealthyStart(), SGLANG_READY, ...Array.from({ length: 40 }, (_, i) => `node01:41200:4190${i % 4} [${i % 4}] NCCL INFO NVLS multicast support is not available on dev 0`), 'chatter', 'ZMQ at 5555 is not available', 'chatter', 'node01:41200:41900 [0] NCCL INFO NVLS multicast support is not available on dev 0', 'chatter'],
+    ],
+    [
+      'after ready, a line with a literal whose second frame is a fatal failure',
+      [...sglangHealthyStart(), SGLANG_READY, 'node01:1:1 [0] NCCL INFO NVLS multicast support is not available on dev 0', 'node01:1:1 [0] NCCL INFO NVLS multicast support is not available on dev 0\rRuntimeError: CUDA error: an illegal memory access was encountered', 'chatter'],
+    ],
+    [
+      // The same text is let go after a failure (only a new run matters then) and must be read after the next run's ready.
+      'a fatal line after a failed verdict, a restart, ready, then the same line again',
+      [
+        ...start,
+        'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
+        sg('12:01:00', 'chatter'),
+        'chatter',
+        'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
+        'chatter',
+        ...sglangHealthyStart(),
+        SGLANG_READY,
+        'chatter',
+        'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
+        'chatter',
+      ],
+    ],
     ['fractions out of order within a second', [...start, '[2025-03-08 12:00:01.900 TP0] a', '[2025-03-08 12:00:01.100 TP0] b', 'chatter', '[2025-03-08 12:00:01.200 TP1] Memory pool end. avail mem=10.00 GB']],
     ['a shard bar redrawn between quiet lines, the run ending on a redraw', [...start, shardBar(3, '00:03'), 'chatter', shardBar(3, '00:03'), 'chatter', 'chatter', shardBar(3, '00:03')]],
     ['a redrawn bar after blank quiet lines, then a bar that moves', [...start, shardBar(3, '00:03'), 'chatter', '[rank0]:', shardBar(3, '00:03'), '[rank0]:', shardBar(3, '00:03'), '[rank0]:', shardBar(4, '00:04'), 'chatter']],

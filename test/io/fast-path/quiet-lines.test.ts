@@ -152,6 +152,14 @@ describe('QuietLines.nextDue: whole lines let go after a verdict', () => {
     expect(due(ready, [...quietAfterReady, ...chatter(3)])).toBe(quietAfterReady.length + 2);
   });
 
+  it('after ready, lets go a line with a literal that matches nothing, up to one that matches', () => {
+    const nvls = 'node01:41200:41900 [0] NCCL INFO NVLS multicast support is not available on dev 0';
+    const portTaken = 'ZMQ at 5555 is not available';
+    expect(due(ready, [...chatter(2), nvls, nvls, ...chatter(1), portTaken, ...chatter(2)])).toBe(5);
+    // Colour codes stripped, the same.
+    expect(due(ready, [...chatter(2), `\x1b[36m${nvls}\x1b[0m`, `\x1b[1mZMQ at\x1b[0m 5555 is not available`, ...chatter(2)])).toBe(3);
+  });
+
   it('after a failed verdict, only a restart (or a colour code) is due', () => {
     const failed = [...sglangHealthyStart().slice(0, 3), 'RuntimeError: CUDA error: an illegal memory access was encountered'];
     const session = new Session({ packs, family: 'sglang' });
