@@ -52,7 +52,9 @@ export class AfterVerdict {
   /**
    * After a verdict, where in `chunk[start, end)` the next line starts that must be read: the
    * first line that can still matter, or else the chunk's last whole line, read to keep the
-   * clock going. Every line before it is let go unread.
+   * clock going. Every line before it is let go unread. When a line goes on past the chunk, it
+   * is read whole with the next one and keeps the clock instead: then no line of this chunk is
+   * due (its start is returned).
    */
   nextDue(now: Skippable, chunk: Buffer, start: number, end: number): number {
     const scanners = scannersFor(now.pack);
@@ -71,6 +73,7 @@ export class AfterVerdict {
       if (this.mustRead(now, which, chunk, hit, lineEnd)) return hit;
       from = lineEnd + 1;
     }
+    if (lastLf < end - 1) return lastLf + 1;
     return lastLf > start ? Math.max(start, chunk.lastIndexOf(LF, lastLf - 1) + 1) : start;
   }
 
