@@ -6,7 +6,7 @@
  *
  * A line found that way is let go as well when reading it would change nothing after all: core
  * says so (Skippable.quietText: no new run, no fatal failure after ready), and the answer is
- * remembered by the line's text (NCCL's `NVLS multicast support is not available on dev 0`,
+ * remembered by the line's bytes (NCCL's `NVLS multicast support is not available on dev 0`,
  * printed by each rank at every communicator set-up, holds a failure rule's literal).
  * A colour code could join text into a literal (`Kil\x1b[0mled`), so a line with one is found
  * too, and let go when it shows no literal once its codes are stripped (in its bytes when they
@@ -85,7 +85,7 @@ export class AfterVerdict {
   private mustRead(now: Skippable, scanners: VerdictScanners, chunk: Buffer, start: number, end: number): boolean {
     if (end - start > this.maxLineBytes) return true;
     if (hasEscape(chunk, start, end) && !this.holdsLiteral(scanners, chunk, start, end)) return false;
-    return !this.answers.quiet(now, chunk.toString('utf8', start, end));
+    return !this.answers.quiet(now, chunk, start, end);
   }
 
   /** Whether the line `chunk[start, end)`, which holds a colour code, holds a literal once the codes are stripped. */
