@@ -35,7 +35,12 @@ process.on('unhandledRejection', escaped);
 
 process.exitCode = await main({
   argv: process.argv.slice(2),
-  stdin: process.stdin,
+  // Only when asked for: making process.stdin opens fd 0 as a stream, which a pipe read by
+  // io/pipe-source.ts must not be (two handles on one descriptor would both close it).
+  get stdin() {
+    return process.stdin;
+  },
+  stdinFd: 0,
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,

@@ -4,6 +4,12 @@ import type { Readable, Writable } from 'node:stream';
 export interface Io {
   argv: string[];
   stdin: Readable;
+  /**
+   * The process's own stdin as a descriptor (bin.ts gives 0): a pipe there is read without
+   * Node's stream (io/pipe-source.ts), and `stdin` is then never touched. Tests that pass a
+   * stream of their own leave it out.
+   */
+  stdinFd?: number;
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;

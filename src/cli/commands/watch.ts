@@ -6,6 +6,7 @@ import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
 import { decodeInput, GzipError } from '../../io/decode-input.js';
 import { fileSource, followSource, streamSource } from '../../io/sources.js';
+import { isPipe, pipeSource } from '../../io/pipe-source.js';
 import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult } from '../../io/watch-loop.js';
 import { InputError, UsageError } from '../errors.js';
 import { liveReporter, reportFormat } from '../reporters/choose-reporter.js';
@@ -147,7 +148,8 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
   io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-  const bytes = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : streamSource(io.stdin);
+  const pipe = path === undefined && io.stdinFd !== undefined && isPipe(io.stdinFd) ? pipeSource(io.stdinFd, { signal: stop.signal }) : undefined;
+  const bytes = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : (pipe ?? streamSource(io.stdin));
   const source = decodeInput(bytes, path ? target : 'stdin');
   if (memory.warning) reporter.notice({ type: 'history', detail: memory.warning });
   const ticker = setInterval(() => reporter.tick(), 1000);
@@ -177,8 +179,9 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
     hangup();
     clearInterval(ticker);
     stop.abort();
-    // An open pipe (tail -F upstream) would keep the process alive after the verdict.
-    if (!path) io.stdin.destroy();
+    // An open pipe (tail -F upstream) would keep the process alive after the verdict (the pipe
+    // source closes its own when the loop lets go of it).
+    if (!path && !pipe) io.stdin.destroy();
   }
   return finish({ result, reporter, session, timeoutMs, memory, color: useColor(io, 'stdout') });
 }

@@ -27,6 +27,7 @@ import { TRACEBACK_CUES } from '../../core/traceback.js';
 import type { SplitLine } from '../line-splitter.js';
 import { AfterVerdict, byteLiterals, ESCAPES } from './after-verdict.js';
 import { ChunkLiteralScanner } from './chunk-literal-scanner.js';
+import { QuietBytes } from './quiet-bytes.js';
 
 /** How a line may be handled now: read it. */
 export const FEED = 0;
@@ -70,6 +71,8 @@ export class QuietLines {
   private absorbable: Buffer | undefined;
   /** Core's answers to `quietText` for the pack `quietPack`, by line text (see `quietText`). */
   private readonly quietAnswers = new Map<string, boolean>();
+  /** Lines without a stamp found quiet before a verdict, by their bytes. */
+  private readonly quietBytes = new QuietBytes();
   private quietPack: CompiledPack | undefined;
   /** The bytes of the line read last, while a repeat of it would change nothing but the last line. */
   private repeat: Buffer | undefined;
@@ -103,11 +106,14 @@ export class QuietLines {
       if (scanner.stampEnd >= 0 && !this.sameTimestamp(now, chunk, start, end, scanner.stampEnd)) return FEED;
       return DROP;
     }
+    if (this.quietBytes.has(now.pack, chunk, start, end)) return SKIP;
     const found = scanner.scan(chunk, start, end, MUST_READ_BEFORE_VERDICT);
     if (found & MUST_READ_BEFORE_VERDICT) return FEED;
     if (scanner.stampEnd >= 0 && !this.sameTimestamp(now, chunk, start, end, scanner.stampEnd)) return FEED;
     // A rule's literal is no match: core parses the line and says whether any rule would act on it.
     if (found & RULES && !this.quietText(now, chunk.toString('utf8', start, end))) return FEED;
+    // Without a stamp, the same bytes get the same answer again (quiet-bytes.ts).
+    if (scanner.stampEnd < 0) this.quietBytes.add(now.pack, chunk, start, end);
     // Before a verdict a quiet line still sets the last line and the time of the last activity.
     return SKIP;
   }
@@ -169,7 +175,10 @@ export class QuietLines {
 
   /** Whether `chunk[start, end)` is `repeat` (by default the line read last, while a repeat of it changes nothing but the last line). */
   isRepeat(chunk: Buffer, start: number, end: number, repeat = this.repeat): boolean {
-    return repeat !== undefined && end - start === repeat.length && chunk.compare(repeat, 0, repeat.length, start, end) === 0;
+    if (repeat === undefined || end - start !== repeat.length) return false;
+    // A loop, not Buffer.compare: asked at every frame of a bar, whose checks of its offsets cost more than the bytes.
+    for (let k = 0; k < repeat.length; k++) if (chunk[start + k] !== repeat[k]) return false;
+    return true;
   }
 
   /**

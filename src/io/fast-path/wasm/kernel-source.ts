@@ -231,13 +231,15 @@ const blockTest = (offset: number): string => `
         i8x16.bitmask
         i32.const 65535
         i32.xor
-        ;; a word candidate: bits 16-19
-        local.get $words
+        ;; the word candidates: bit 16 + k for word k
+        ${[0, 1, 2, 3].map((lane) => `${wordFlags(lane)}
+        i32.const ${LITERAL_WORD_FLAG}
+        i32.and
         i32.const 0
         i32.ne
-        i32.const ${0xf0000}
-        i32.mul
-        i32.or
+        i32.const ${16 + lane}
+        i32.shl
+        i32.or`).join('\n')}
         i32.store offset=0
         local.get $p
         i32.const ${offset}
@@ -248,8 +250,8 @@ const blockTest = (offset: number): string => `
 /**
  * find_block(table, masks, stamps, out, p, end): the first 16-byte block at p, p + 16, ...
  * before `end` where one of ChunkLiteralScanner's three searches has a candidate, or -1; at
- * `out` it stores which: bit k (0-15) for a pair candidate at p + k, and bits 16-19 all set when
- * one of the four words is a candidate (JavaScript looks up which in its own copy of the table);
+ * `out` it stores which: bit k (0-15) for a pair candidate at p + k, bit 16 + k when the block's
+ * word k is a candidate (JavaScript looks its literals up in its own copy of the table);
  * at `out + 4`, bit k for a colon at p + k with another colon 3 bytes on (with `stamps` not 0).
  * JavaScript confirms those. The block's bytes are loaded once:
  *  - the word probe: its four 4-byte words (p is 4-aligned) hashed by one vector multiply,

@@ -1,0 +1,41 @@
+/** QuietBytes keeps lines by their bytes, per pack: found again byte for byte only, forgotten for another pack. */
+import { describe, expect, it } from 'vitest';
+import { QuietBytes } from '../../../src/io/fast-path/quiet-bytes.js';
+
+const line = (text: string): Buffer => Buffer.from(`xx${text}\nyy`);
+const span = (buffer: Buffer): [Buffer, number, number] => [buffer, 2, buffer.indexOf(10)];
+
+describe('QuietBytes', () => {
+  const pack = {};
+  const nvls = 'node01:41205:41905 [5] NCCL INFO NVLS multicast support is not available on dev 0';
+
+  it('finds a kept line again wherever it lies, and no other', () => {
+    const quiet = new QuietBytes();
+    quiet.add(pack, ...span(line(nvls)));
+    expect(quiet.has(pack, ...span(line(nvls)))).toBe(true);
+    const elsewhere = Buffer.from(`a long way in: ${nvls}\n`);
+    expect(quiet.has(pack, elsewhere, 15, elsewhere.length - 1)).toBe(true);
+    expect(quiet.has(pack, ...span(line(nvls.replace('dev 0', 'dev 1'))))).toBe(false);
+    expect(quiet.has(pack, ...span(line(`${nvls} `)))).toBe(false);
+    expect(quiet.has(pack, ...span(line(nvls.slice(0, -1))))).toBe(false);
+  });
+
+  it('forgets its lines for another pack, and keeps a bounded few', () => {
+    const quiet = new QuietBytes();
+    quiet.add(pack, ...span(line(nvls)));
+    const other = {};
+    expect(quiet.has(other, ...span(line(nvls)))).toBe(false);
+    quiet.add(other, ...span(line('chatter')));
+    expect(quiet.has(pack, ...span(line(nvls)))).toBe(false);
+    for (let k = 0; k < 100; k++) quiet.add(other, ...span(line(`chatter ${k}`)));
+    expect(quiet.has(other, ...span(line('chatter 99')))).toBe(true);
+    expect(quiet.has(other, ...span(line('chatter 0')))).toBe(false);
+  });
+
+  it('does not keep long lines', () => {
+    const quiet = new QuietBytes();
+    const long = 'x'.repeat(600);
+    quiet.add(pack, ...span(line(long)));
+    expect(quiet.has(pack, ...span(line(long)))).toBe(false);
+  });
+});
