@@ -5,15 +5,16 @@
  * those rules, found by one scan of the chunk (ChunkLiteralScanner), never line by line.
  *
  * A line found that way is let go as well when reading it would change nothing after all: core
- * says so (Skippable.quietText: no new run, no fatal failure after ready), and the answer is
- * remembered by the line's bytes (NCCL's `NVLS multicast support is not available on dev 0`,
- * printed by each rank at every communicator set-up, holds a failure rule's literal).
+ * says so (Skippable.quietText: no new run, no fatal failure after ready), and a line it calls
+ * quiet is told again by its bytes (quiet-bytes.ts; NCCL's `NVLS multicast support is not
+ * available on dev 0`, printed by each rank at every communicator set-up, holds a failure rule's
+ * literal).
  * A colour code could join text into a literal (`Kil\x1b[0mled`), so a line with one is found
  * too, and let go when it shows no literal once its codes are stripped (in its bytes when they
  * are the usual CSI codes: strip-codes.ts; else the way the classifier reads it, frames and all).
  *
- * The clock then moves with the lines read and with the last whole line of each chunk, not with
- * every line: a timestamp, a progress bar or a gap marker in between is not seen. The classifier
+ * The clock then moves with the lines read and with the last whole line of each chunk (or the
+ * line the chunk ends inside of, read whole with the next one), not with every line: a timestamp, a progress bar or a gap marker in between is not seen. The classifier
  * measures nothing after a verdict, but the times it gives later events (a failure after ready)
  * may differ from reading every line; a new run starts a clock of its own (core/timeline.ts), so
  * its times do not.
@@ -24,17 +25,26 @@ import type { CompiledPack } from '../../core/pack-types.js';
 import type { Skippable } from '../../core/skippable.js';
 import { ByteLiteralScanner } from './byte-literal-scanner.js';
 import { ChunkLiteralScanner } from './chunk-literal-scanner.js';
-import { QuietAnswers } from './quiet-answers.js';
+import { QuietBytes } from './quiet-bytes.js';
 import { stripCodes } from './strip-codes.js';
 
 /** The line guard strips colour codes (and their pasted `^[[` copies), which could join text into a literal. */
 export const ESCAPES = ['\x1b', '^[['];
 const LF = 10;
 const ESC = 0x1b;
+/**
+ * Quiet lines kept: the few that repeat by the thousand (each NCCL rank's NVLS line, Gloo's
+ * connection lines) outlast a serving log's variety of timestamped ones between two clears.
+ */
+const MAX_QUIET_LINES = 256;
 
 export class AfterVerdict {
   private scanners: VerdictScanners[] | null | undefined;
-  private readonly answers = new QuietAnswers();
+  /**
+   * Lines found by the scan that core called quiet, by their bytes, per pack and verdict (the
+   * owner is the verdict's scanners): the answer depends on nothing else (Skippable.quietText).
+   */
+  private readonly quietLines = new QuietBytes(MAX_QUIET_LINES);
   /**
    * A line with its colour codes stripped. No longer than a frame the guard leaves uncut, so a
    * literal in a frame as the classifier reads it is in here too.
@@ -85,7 +95,10 @@ export class AfterVerdict {
   private mustRead(now: Skippable, scanners: VerdictScanners, chunk: Buffer, start: number, end: number): boolean {
     if (end - start > this.maxLineBytes) return true;
     if (hasEscape(chunk, start, end) && !this.holdsLiteral(scanners, chunk, start, end)) return false;
-    return !this.answers.quiet(now, chunk, start, end);
+    if (this.quietLines.has(scanners, chunk, start, end)) return false;
+    if (!now.quietText(chunk.toString('utf8', start, end))) return true;
+    this.quietLines.add(scanners, chunk, start, end);
+    return false;
   }
 
   /** Whether the line `chunk[start, end)`, which holds a colour code, holds a literal once the codes are stripped. */

@@ -160,6 +160,62 @@ describe('QuietLines.nextDue: whole lines let go after a verdict', () => {
     expect(due(ready, [...chatter(2), `\x1b[36m${nvls}\x1b[0m`, `\x1b[1mZMQ at\x1b[0m 5555 is not available`, ...chatter(2)])).toBe(3);
   });
 
+  it('after ready, asks core once about a quiet line it meets again, and every time about one that is not', () => {
+    const session = new Session({ packs, family: 'sglang' });
+    ready.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
+    const quiet = new QuietLines();
+    const asked: string[] = [];
+    const core = session.skippable()!;
+    const now: Skippable = { ...core, quietText: (text) => (asked.push(text), core.quietText(text)) };
+    const nvls = 'node01:41200:41900 [0] NCCL INFO NVLS multicast support is not available on dev 0';
+    const portTaken = 'ZMQ at 5555 is not available';
+    const bytes = Buffer.from(`${[nvls, 'chatter', nvls, portTaken, nvls, portTaken, 'chatter'].join('\n')}\n`);
+    quiet.newChunk();
+    expect(quiet.dropTo(now, bytes, 0, bytes.length)).toBe(bytes.indexOf(portTaken));
+    expect(quiet.dropTo(now, bytes, bytes.indexOf(portTaken) + portTaken.length + 1, bytes.length)).toBe(bytes.lastIndexOf(portTaken));
+    expect(asked).toEqual([nvls, portTaken, portTaken]);
+  });
+
+  it('tells a line core called quiet after one verdict again only after the same verdict', () => {
+    // A line with the restart marker's literal that is no restart: quiet after a failure, yet a fatal failure after ready.
+    const tiny = compilePack(
+      [
+        {
+          pack: 'tiny',
+          description: 'tiny',
+          timing: { settle: '1s' },
+          stages: [{ stage: 'launch', markers: [{ id: 'tiny/launch', pattern: '^starting server$', description: 'launch', restart: true }] }],
+          ready: [{ id: 'tiny/ready', pattern: 'server is ready', description: 'ready' }],
+          failures: [{ id: 'tiny/boom', pattern: 'boom', description: 'boom', cause: 'crash', message: 'boom', hint: 'none' }],
+        } as PackSource,
+      ],
+      analysis,
+    );
+    const line = 'starting server went boom';
+    const lines = ['starting server', 'boom', '[12:00:05] chatter', line, 'chatter', 'starting server', 'server is ready', 'chatter', line, 'chatter'];
+    const session = new Session({ packs: [tiny], family: 'tiny' });
+    const quiet = new QuietLines();
+    const events: string[] = [];
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    const due: number[] = [];
+    for (let at = 0, lineNo = 1; at < bytes.length; lineNo++) {
+      quiet.newChunk();
+      const next = quiet.dropTo(session.skippable(), bytes, at, bytes.length);
+      if (next > at) {
+        lineNo += bytes.subarray(at, next).filter((byte) => byte === 10).length;
+        at = next;
+        if (at >= bytes.length) break;
+      }
+      const end = bytes.indexOf(10, at);
+      due.push(lineNo);
+      events.push(...session.push(bytes.toString('utf8', at, end), { lineNo }).map((event) => event.type));
+      at = end + 1;
+    }
+    // Let go after the failure (line 4), read after ready (line 9).
+    expect(events).toEqual(['stage', 'verdict', 'restart', 'stage', 'verdict', 'after-ready-failure']);
+    expect(due).toEqual([1, 2, 6, 7, 9, 10]);
+  });
+
   it('after a failed verdict, only a restart (or a colour code) is due', () => {
     const failed = [...sglangHealthyStart().slice(0, 3), 'RuntimeError: CUDA error: an illegal memory access was encountered'];
     const session = new Session({ packs, family: 'sglang' });
