@@ -166,6 +166,17 @@ function generatedLog(bytes: number, seed: number): Buffer {
       for (let j = 0, n = 1 + int(3); j < n; j++) lines.push(`  File "/x/y${j}.py", line ${int(300)}, in f${j}`, `    value = compute_${int(99)}(x)`, '    ^^^^^^^^^', `chatter inside ${int(9)}`);
       lines.push(pick(['RuntimeError', 'ValueError: boom', 'KeyError']), `continued ${int(9)}`, `continued ${int(9)}`);
       continue;
+    } else if (r < 0.93) {
+      // Lines after ready that hold a rule's literal or a colour code and change nothing, again and again; now and then one that does.
+      const rank = int(8);
+      line = pick([
+        `node0${int(2)}:4120${rank}:4190${rank} [${rank}] NCCL INFO NVLS multicast support is not available on dev ${rank}`,
+        `[Gloo] Rank ${rank} is connected to 7 peer ranks. Expected number of connected peer ranks is : 7`,
+        `\x1b[36m(APIServer pid=${int(9)})\x1b[0m INFO:     10.0.0.${int(250)}:${1024 + int(60000)} - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
+        `\x1b[1;36m(VllmWorker rank=${rank} pid=${int(99)})\x1b[0;0m WARNING 03-08 ${time()} [topk_topp_sampler.py:1] FlashInfer is not available. Falling back.`,
+        `\x1b]0;title\x07node01:1:1 [${rank}] NCCL INFO NVLS multicast support is not available on dev 0`,
+        random() < 0.1 ? `ZMQ at ${5000 + int(10)} is not available` : 'Port in use? not this line',
+      ]);
     } else line = `plain chatter ${int(1e6)} with nothing in it`;
     lines.push(line);
     size += line.length + 1;
