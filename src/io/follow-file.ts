@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { Socket } from 'node:net';
 import { dirname } from 'node:path';
+import { READ_BUFFER_BYTES, scanMemory } from './fast-path/wasm/scan-memory.js';
 import { systemClock } from './wall-clock.js';
 
 export type FollowNoticeType = 'waiting' | 'appeared' | 'rotated' | 'truncated' | 'deleted' | 'not-a-file' | 'unreadable';
@@ -21,6 +22,13 @@ export interface FollowOptions {
   pollMs?: number;
   /** Ends the iteration (quietly, without throwing) and releases fds, timers and watchers. */
   signal?: AbortSignal;
+  /**
+   * The consumer is done with a chunk when it asks for the next item (the watch loop's way): the
+   * file is then read into one buffer of 1 MiB, leased from the fast path's scan memory if one is
+   * free, so a backlog is read in big chunks the kernels scan where they lie. Without it (or a
+   * free lease) each chunk is a buffer of its own, of at most 64 KiB.
+   */
+  reuseBuffer?: boolean;
 }
 
 /** Each iteration follows afresh; breaking out of `for await` or aborting releases everything. */
@@ -28,6 +36,7 @@ export type FileFollower = AsyncIterable<FollowItem>;
 
 const DEFAULT_POLL_MS = 100;
 const READ_CHUNK_BYTES = 64 * 1024;
+const REUSED_CHUNK_BYTES = READ_BUFFER_BYTES;
 // A rename-and-recreate rotation briefly leaves no file; only a longer absence is a deletion.
 const DELETE_GRACE_MS = 500;
 const FIFO_HIGH_WATER_BYTES = 4 * 1024 * 1024;
@@ -86,6 +95,7 @@ class Follower {
   #first = true;
   #missingSince: number | undefined;
   #stopped = false;
+  readonly #buffer: ReadBuffer | undefined;
 
   constructor(path: string, options: FollowOptions) {
     this.#path = path;
@@ -94,6 +104,7 @@ class Follower {
     this.#pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.#watchers = new Watchers(path, this.#wake.notify);
     this.#notices = new NoticeOnce(path);
+    if (options.reuseBuffer) this.#buffer = ReadBuffer.lease();
   }
 
   stop(): void {
@@ -112,7 +123,7 @@ class Follower {
           await this.#wake.wait(this.#pollMs);
           continue;
         }
-        yield* drain(cur, this.#path, this.#isStopped);
+        yield* drain(cur, this.#path, this.#isStopped, this.#buffer);
         if (cur.fifo?.ended) {
           // Every writer closed the FIFO: reopen it by name to wait for the next one.
           const idle = cur.fifo.received === 0;
@@ -128,6 +139,7 @@ class Follower {
       this.#wake.cancel();
       this.#watchers.close();
       await this.#release();
+      this.#buffer?.release();
     }
   }
 
@@ -165,7 +177,7 @@ class Follower {
       return false;
     }
     // Bytes written to the old file just before the rename are still behind its fd.
-    yield* drain(cur, this.#path, this.#isStopped);
+    yield* drain(cur, this.#path, this.#isStopped, this.#buffer);
     const next = await openPath(this.#path, this.#wake.notify);
     if ('problem' in next) {
       yield* this.#report(next);
@@ -211,7 +223,7 @@ class Follower {
   }
 }
 
-async function* drain(cur: OpenFile, path: string, stopped: () => boolean): AsyncGenerator<FollowItem> {
+async function* drain(cur: OpenFile, path: string, stopped: () => boolean, reused: ReadBuffer | undefined): AsyncGenerator<FollowItem> {
   if (cur.fifo) {
     for (let chunk = cur.fifo.take(); chunk && !stopped(); chunk = cur.fifo.take()) {
       yield { kind: 'data', chunk };
@@ -225,13 +237,36 @@ async function* drain(cur: OpenFile, path: string, stopped: () => boolean): Asyn
       yield noticeItem('truncated', path, `size ${length} is below read offset ${cur.offset}`);
       cur.offset = 0;
     }
-    const want = Math.min(length - cur.offset, READ_CHUNK_BYTES);
+    const want = Math.min(length - cur.offset, reused ? REUSED_CHUNK_BYTES : READ_CHUNK_BYTES);
     if (want <= 0) return;
-    const buffer = Buffer.allocUnsafe(want);
+    const buffer = reused ? reused.bytes.subarray(0, want) : Buffer.allocUnsafe(want);
     const got = await readFd(cur.fd, buffer, cur.offset);
     if (got === 0) return;
     cur.offset += got;
     yield { kind: 'data', chunk: got === want ? buffer : buffer.subarray(0, got) };
+  }
+}
+
+/**
+ * The read buffer of the scan memory (see FollowOptions.reuseBuffer), while a lease is free:
+ * the followers of a many-node group past the first two read as without it, rather than each
+ * holding 1 MiB of its own. One serves: the next read begins only when the consumer asks for the
+ * next item.
+ */
+class ReadBuffer {
+  private constructor(private readonly lease: { buffers: [Buffer, Buffer]; release: () => void }) {}
+
+  static lease(): ReadBuffer | undefined {
+    const lease = scanMemory?.leaseReadBuffers();
+    return lease && new ReadBuffer(lease);
+  }
+
+  get bytes(): Buffer {
+    return this.lease.buffers[0];
+  }
+
+  release(): void {
+    this.lease.release();
   }
 }
 

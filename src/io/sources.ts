@@ -67,7 +67,7 @@ export async function* followSource(path: string, options: { fromEnd: boolean; s
     caughtUp = true;
     yield { kind: 'caught-up' };
   }
-  for await (const item of followFile(path, { fromEnd: options.fromEnd, signal: options.signal })) {
+  for await (const item of followFile(path, { fromEnd: options.fromEnd, signal: options.signal, reuseBuffer: true })) {
     if (item.kind === 'data') {
       yield { kind: 'data', chunk: item.chunk };
       read += item.chunk.length;

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { followFile, type FollowItem, type FollowOptions } from '../../src/io/follow-file.js';
+import { scanMemory } from '../../src/io/fast-path/wasm/scan-memory.js';
 
 // Real files, real time: every wait is bounded so a regression fails instead of hanging.
 const WAIT_MS = 3000;
@@ -136,6 +137,31 @@ describe('followFile: appearing and appending', () => {
     await tail.until('all bytes', (t) => t.text.length === content.length);
     const sizes = tail.items.map((i) => (i.kind === 'data' ? i.chunk.length : 0));
     expect(Math.max(...sizes)).toBeLessThanOrEqual(1024 * 1024);
+  });
+
+  it('with reuseBuffer: a backlog in 1 MiB chunks of the scan memory, each good until the next item, and the lease given back', async () => {
+    if (!scanMemory) throw new Error('no WebAssembly SIMD here: the kernels are not built');
+    const file = path.join(dir, 'backlog.log');
+    const content = Buffer.alloc(3 * 1024 * 1024 + 17);
+    for (let k = 0; k < content.length; k++) content[k] = k % 61 === 0 ? 10 : 0x61 + (k % 23);
+    fs.writeFileSync(file, content);
+    const stop = new AbortController();
+    const chunks: Buffer[] = [];
+    let inMemory = 0;
+    for await (const item of followFile(file, { reuseBuffer: true, signal: stop.signal })) {
+      if (item.kind !== 'data') continue;
+      if (scanMemory.holds(item.chunk)) inMemory++;
+      // Copied only now, a turn later: a read into this chunk's buffer meanwhile would show.
+      await sleep(1);
+      chunks.push(Buffer.from(item.chunk));
+      if (chunks.reduce((sum, chunk) => sum + chunk.length, 0) >= content.length) stop.abort();
+    }
+    expect(Buffer.concat(chunks).equals(content)).toBe(true);
+    expect(Math.max(...chunks.map((chunk) => chunk.length))).toBe(1024 * 1024);
+    expect(inMemory).toBe(chunks.length);
+    const leases = [scanMemory.leaseReadBuffers(), scanMemory.leaseReadBuffers()];
+    expect(leases.every((lease) => lease !== undefined)).toBe(true);
+    for (const lease of leases) lease!.release();
   });
 
   it.for<[string, boolean, string]>([
