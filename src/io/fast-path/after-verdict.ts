@@ -14,10 +14,11 @@
  * are the usual CSI codes: strip-codes.ts; else the way the classifier reads it, frames and all).
  *
  * The clock then moves with the lines read and with the last whole line of each chunk (or the
- * line the chunk ends inside of, read whole with the next one), not with every line: a timestamp, a progress bar or a gap marker in between is not seen. The classifier
- * measures nothing after a verdict, but the times it gives later events (a failure after ready)
- * may differ from reading every line; a new run starts a clock of its own (core/timeline.ts), so
- * its times do not.
+ * line the chunk ends inside of, read whole with the next one), not with every line: a
+ * timestamp, a progress bar or a gap marker in between is not seen. The classifier measures
+ * nothing after a verdict, but the times it gives later events (a failure after ready) may
+ * differ from reading every line; a new run starts a clock of its own (core/timeline.ts), so its
+ * times do not.
  */
 import { guardFrames, MAX_FRAME_CHARS } from '../../core/line-guard.js';
 import { LiteralScanner } from '../../core/literal-scanner.js';
@@ -89,8 +90,8 @@ export class AfterVerdict {
 
   /**
    * Whether the line `chunk[start, end)`, found by the chunk scan, must be read: it holds a
-   * literal as the classifier reads it (a line with colour codes: its frames, codes stripped, do)
-   * and core does not call it quiet.
+   * literal as the classifier reads it (a line with colour codes: once they are stripped) and
+   * core does not call it quiet (a line it did is told again by its bytes).
    */
   private mustRead(now: Skippable, scanners: VerdictScanners, chunk: Buffer, start: number, end: number): boolean {
     if (end - start > this.maxLineBytes) return true;
