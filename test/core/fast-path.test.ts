@@ -306,3 +306,34 @@ describe('the fast path changes nothing around lines over the length cap', () =>
     for (const chunks of [1 << 20, 200_000]) await expectSame(bytes, { family: 'sglang', chunks });
   });
 });
+
+describe('the fast path changes nothing after a verdict on random mixes of literals, colour codes and frames', () => {
+  // Pieces that join into literals only once codes are stripped, frames that hide a failure or a
+  // restart behind a quiet one, and lines that hold a literal yet act on nothing.
+  const pieces = [
+    'Kil', 'led', '\x1b[0m', '\x1b[1;31m', '\x1b[', '^[[1m', '^[[', '\r', '\x1b]0;t\x07', '\x1b(B', 'é', ' ', 'chatter ',
+    'NCCL INFO NVLS multicast support is not available on dev 0', 'ZMQ at 5555 is not available', 'is not avail',
+    "server_args=Server", "Args(model_path='x')", 'torch.OutOfMemoryError: CUDA out of memory.', 'RuntimeError: CUDA error: an illegal memory access was encountered',
+  ];
+  const mix = (seed: number, before: string[]): Buffer => {
+    const random = prng(seed);
+    const lines = [...before];
+    for (let n = 0; n < 3000; n++) {
+      let line = '';
+      for (let k = Math.floor(random() * 5); k >= 0; k--) line += pieces[Math.floor(random() * pieces.length)];
+      lines.push(random() < 0.5 ? line : 'plain chatter', random() < 0.02 ? '[2025-03-08 13:00:00 TP0] Decode batch. #running-req: 1' : 'more chatter');
+    }
+    return Buffer.from(`${lines.join('\n')}\n`);
+  };
+  const failed = [...sglangHealthyStart().slice(0, 3), 'RuntimeError: CUDA error: an illegal memory access was encountered', '[2025-03-08 12:30:00] chatter'];
+
+  it.for<[string, string[], number]>([
+    ['after ready', [...sglangHealthyStart(), SGLANG_READY], 1],
+    ['after ready, another mix', [...sglangHealthyStart(), SGLANG_READY], 2],
+    ['after a failure', failed, 3],
+  ])('%s', async ([, before, seed]) => {
+    const bytes = mix(seed, before);
+    await expectSame(bytes, { family: 'sglang', chunks: 65536 });
+    await expectSame(bytes, { family: 'sglang', chunks: { seed } });
+  });
+});
