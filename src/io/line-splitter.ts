@@ -67,6 +67,20 @@ export class LineSplitter {
   }
 
   /**
+   * The bytes held of a line cut by the end of the last chunk, taken out of the splitter (which
+   * is then at a line start, the line's number still to come), when they are plain text: no
+   * `\r` met on the line and nothing cut by the cap. Undefined (and nothing taken) otherwise.
+   * A reader that joins them to the rest of the line can read it as a whole line
+   * (io/fast-path/fast-line-reader.ts).
+   */
+  takeCutLine(): Buffer | undefined {
+    if (this.#kept === 0 || this.#dropped > 0 || this.#lineHadCr || this.#pendingCr) return undefined;
+    const bytes = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts, this.#kept);
+    this.#reset();
+    return bytes;
+  }
+
+  /**
    * Counts `count` whole physical lines as passed without splitting them (a reader that leaves
    * lines unread: io/fast-path); only at a line start.
    */

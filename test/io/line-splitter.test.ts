@@ -150,3 +150,27 @@ describe('LineSplitter: lines passed without splitting (the fast path counts the
     expect(splitter.atLineStart).toBe(expected);
   });
 });
+
+describe('LineSplitter: the line cut by a chunk, taken out (the fast path joins it to its rest)', () => {
+  it('gives the bytes held across chunks and is at a line start after, the line number still to come', () => {
+    const splitter = new LineSplitter();
+    splitter.push(Buffer.from('one\ntw'));
+    splitter.push(Buffer.from('o and'));
+    expect(splitter.takeCutLine()?.toString()).toBe('two and');
+    expect(splitter.atLineStart).toBe(true);
+    expect(splitter.push(Buffer.from('three\n'))).toEqual([{ text: 'three', lineNo: 2, truncated: 0 }]);
+    expect(splitter.takeCutLine()).toBeUndefined();
+  });
+
+  it.for<[string, string[], number?]>([
+    ['a frame after a \\r on the line', ['bar 1\rbar 2']],
+    ['a \\r at the very end of the chunk', ['text\r']],
+    ['bytes cut by the cap', ['x'.repeat(20)], 8],
+  ])('takes nothing when the line held is not plain text: %s', ([, chunks, max]) => {
+    const splitter = new LineSplitter({ maxLineBytes: max });
+    for (const chunk of chunks) splitter.push(Buffer.from(chunk));
+    const before = splitter.pending();
+    expect(splitter.takeCutLine()).toBeUndefined();
+    expect(splitter.pending()).toEqual(before);
+  });
+});

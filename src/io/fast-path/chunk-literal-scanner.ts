@@ -67,6 +67,8 @@ export class ChunkLiteralScanner {
   // literal. In the kernels' memory `nextLong` is where the next literal of either kind begins.
   private chunk: Uint8Array | undefined;
   private end = 0;
+  /** The line the search was asked to pass over (see nextLine). */
+  private skip: Uint8Array | undefined;
   private searchedFrom = 0;
   private nextLong = -1;
   /** The chunk lies in the kernels' memory (asked once per chunk: a Buffer's `buffer` is not free). */
@@ -92,9 +94,14 @@ export class ChunkLiteralScanner {
   /**
    * The start of the first line in `chunk[start, end)` that holds a literal (lines begin after
    * `\n`; the one at `start` begins there), or -1 when none does. Asked again for the same chunk
-   * and end with a later `start`, it resumes.
+   * and end with a later `start`, it resumes. With `skip`, a whole line that is `skip` may be
+   * passed over (in the kernels' memory it is; elsewhere it is found like any other): a bar
+   * redrawn on lines of its own, which the caller would pass over anyway.
    */
-  nextLine(chunk: Buffer, start: number, end: number): number {
+  nextLine(chunk: Buffer, start: number, end: number, skip?: Uint8Array): number {
+    // What was found passing over other lines than `skip` says nothing now.
+    if (skip !== this.skip) this.nextLong = UNKNOWN;
+    this.skip = skip;
     if (chunk !== this.chunk || end !== this.end || start < this.searchedFrom) {
       if (this.untilTune <= 0) this.tune(chunk, start, end);
       this.untilTune -= end - start;
@@ -112,7 +119,7 @@ export class ChunkLiteralScanner {
     this.searchedFrom = start;
     const inMemory = this.inMemory;
     // A cached occurrence before `start` was passed by the caller: search on from `start`.
-    if (this.nextLong === UNKNOWN || (this.nextLong >= 0 && this.nextLong < start)) this.nextLong = inMemory ? this.findInMemory(chunk, start, end) : this.findLong(chunk, start, end);
+    if (this.nextLong === UNKNOWN || (this.nextLong >= 0 && this.nextLong < start)) this.nextLong = inMemory ? this.findInMemory(chunk, start, end, skip) : this.findLong(chunk, start, end);
     const short = inMemory ? -1 : this.short.find(chunk, start, end);
     const first = this.nextLong === -1 || (short !== -1 && short < this.nextLong) ? short : this.nextLong;
     return first === -1 ? -1 : lineStart(chunk, start, first);
@@ -158,7 +165,7 @@ export class ChunkLiteralScanner {
    * first to begin is taken; one that begins before it but is found in a later block holds it
    * (no line break in between), so the line is the same.
    */
-  private findInMemory(chunk: Uint8Array, start: number, end: number): number {
+  private findInMemory(chunk: Uint8Array, start: number, end: number, skip: Uint8Array | undefined): number {
     const memory = scanMemory!;
     const table = memory.wordTable(this, this.tableVersion, this.table);
     const masks = memory.pairMasks(this.short, this.short.version, this.short.masks);
@@ -189,7 +196,13 @@ export class ChunkLiteralScanner {
         }
         if (hit !== -1 && (found === -1 || hit < found)) found = hit;
       }
-      if (found !== -1) return found;
+      if (found === -1) continue;
+      if (skip === undefined) return found;
+      // A whole line that is `skip` is passed over here, the scan going on after it.
+      const line = lineStart(chunk, start, found);
+      if (!isLine(chunk, line, end, skip)) return found;
+      start = line + skip.length + 1;
+      address = base + start - ((base + start) % WORD) - BLOCK;
     }
     return -1;
   }
@@ -288,6 +301,13 @@ function stampThrough(chunk: Uint8Array, wordAt: number, start: number, end: num
   if (chunk[colon - 3] === COLON && stampFrom(chunk, colon - 3, start, end) !== -1) return colon - 4;
   if (chunk[colon + 3] === COLON && stampFrom(chunk, colon, start, end) !== -1) return colon - 1;
   return -1;
+}
+
+/** Whether `chunk[at, end)` begins with the whole line `line` (its `\n` too). */
+function isLine(chunk: Uint8Array, at: number, end: number, line: Uint8Array): boolean {
+  if (at + line.length >= end || chunk[at + line.length] !== LF) return false;
+  for (let k = 0; k < line.length; k++) if (chunk[at + k] !== line[k]) return false;
+  return true;
 }
 
 /**

@@ -59,11 +59,38 @@ export class FastLineReader {
   }
 
   read(given: Buffer): void {
-    this.#now = this.session.skippable();
-    if (!this.#now || !this.#quiet.usable(this.#now.pack)) {
+    if (!this.#fastNow()) {
       this.splitter.forEachLine(given, this.emit);
       return;
     }
+    // The line the last chunk's end cut, joined to its rest, is read like any other: through a
+    // pipe's 64 KiB chunks, feeding it to the session every time cost a line read per chunk.
+    const lf = this.splitter.atLineStart ? -1 : given.indexOf(LF);
+    const cut = lf === -1 || lf >= this.#max ? undefined : this.splitter.takeCutLine();
+    if (cut === undefined) return this.#readChunk(given);
+    if (cut.length + lf > this.#max) {
+      // Over the cap together: given back, and the splitter cuts the line as it would have.
+      this.splitter.forEachLine(cut, this.emit);
+      return this.#readChunk(given);
+    }
+    // Best as one chunk, the cut line at its head (a copy of a pipe's chunk costs less than
+    // a run of quiet lines ended there); else the line is a chunk of its own.
+    const joined = scanMemory?.placeJoined(cut, given);
+    if (joined) return this.#readChunk(joined);
+    this.#readChunk(Buffer.concat([cut, given.subarray(0, lf + 1)]));
+    if (lf + 1 === given.length) return;
+    // The line read may have changed core's answer (another pack): asked again.
+    if (this.#fastNow()) this.#readChunk(given.subarray(lf + 1));
+    else this.splitter.forEachLine(given.subarray(lf + 1), this.emit);
+  }
+
+  /** Asks core what it answers now; whether the fast path can read the next chunk. */
+  #fastNow(): boolean {
+    this.#now = this.session.skippable();
+    return this.#now !== undefined && this.#quiet.usable(this.#now.pack);
+  }
+
+  #readChunk(given: Buffer): void {
     // Scanned where the kernels can read it: a copy is read as the chunk itself (it is good
     // until the next read, like a source's reused buffer; the splitter copies what it keeps).
     const chunk = scanMemory?.place(given) ?? given;

@@ -128,11 +128,12 @@ export class QuietLines {
     const scanners = scannersFor(now.pack);
     if (!scanners) return start;
     for (let from = start; ; ) {
-      const hit = scanners.chunk.nextLine(chunk, from, end);
-      if (hit === -1) return end;
-      // A bar redrawn on lines of its own stops the scan on each (its literal): a repeat of the
-      // line read last is REPEAT, as `classify` would say, so the run goes on past it.
+      // A bar redrawn on lines of its own holds its literal on each: a repeat of the line read
+      // last is REPEAT, as `classify` would say, so the run goes on past it. The scan passes
+      // over such lines itself where it can, and the check below is for the others.
       const repeat = this.absorbable;
+      const hit = scanners.chunk.nextLine(chunk, from, end, repeat);
+      if (hit === -1) return end;
       if (repeat === undefined || hit + repeat.length >= end || chunk[hit + repeat.length] !== LF || !this.isRepeat(chunk, hit, hit + repeat.length)) return hit;
       from = hit + repeat.length + 1;
     }

@@ -131,6 +131,18 @@ export class ScanMemory {
     return this.bytes.subarray(this.scratch, this.scratch + chunk.length);
   }
 
+  /**
+   * `head` then `chunk`, copied one after the other into the scratch region (good until the next
+   * call), or undefined when they do not fit.
+   */
+  placeJoined(head: Buffer, chunk: Buffer): Buffer | undefined {
+    const length = head.length + chunk.length;
+    if (length > SCRATCH_BYTES) return undefined;
+    head.copy(this.bytes, this.scratch);
+    chunk.copy(this.bytes, this.scratch + head.length);
+    return this.bytes.subarray(this.scratch, this.scratch + length);
+  }
+
   /** Two read buffers in this memory for one reader at a time, or undefined when every lease is out. */
   leaseReadBuffers(): { buffers: [Buffer, Buffer]; release: () => void } | undefined {
     const lease = this.leases.find((l) => !l.taken);
