@@ -13,9 +13,8 @@
  * too, and let go when it shows no literal once its codes are stripped (in its bytes when they
  * are the usual CSI codes: strip-codes.ts; else the way the classifier reads it, frames and all).
  *
- * The clock then moves with the lines read and with the last whole line of each chunk (or the
- * line the chunk ends inside of, read whole with the next one), not with every line: a
- * timestamp, a progress bar or a gap marker in between is not seen. The classifier measures
+ * The clock then moves with the lines read and with the last whole line of each chunk, not with
+ * every line: a timestamp, a progress bar or a gap marker in between is not seen. The classifier measures
  * nothing after a verdict, but the times it gives later events (a failure after ready) may
  * differ from reading every line; a new run starts a clock of its own (core/timeline.ts), so its
  * times do not.
@@ -63,9 +62,7 @@ export class AfterVerdict {
   /**
    * After a verdict, where in `chunk[start, end)` the next line starts that must be read: the
    * first line that can still matter, or else the chunk's last whole line, read to keep the
-   * clock going. Every line before it is let go unread. When a line goes on past the chunk, it
-   * is read whole with the next one and keeps the clock instead: then no line of this chunk is
-   * due (its start is returned).
+   * clock going. Every line before it is let go unread.
    */
   nextDue(now: Skippable, chunk: Buffer, start: number, end: number): number {
     const scanners = scannersFor(now.pack);
@@ -84,7 +81,6 @@ export class AfterVerdict {
       if (this.mustRead(now, which, chunk, hit, lineEnd)) return hit;
       from = lineEnd + 1;
     }
-    if (lastLf < end - 1) return lastLf + 1;
     return lastLf > start ? Math.max(start, chunk.lastIndexOf(LF, lastLf - 1) + 1) : start;
   }
 
