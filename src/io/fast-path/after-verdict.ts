@@ -13,8 +13,9 @@
  * too, and let go when it shows no literal once its codes are stripped (in its bytes when they
  * are the usual CSI codes: strip-codes.ts; else the way the classifier reads it, frames and all).
  *
- * The clock then moves with the lines read and with the last whole line of each chunk, not with
- * every line: a timestamp, a progress bar or a gap marker in between is not seen. The classifier measures
+ * The clock then moves with the lines read and with a chunk's last whole line at least every
+ * 64 KiB let go, not with every line: a timestamp, a progress bar or a gap marker in between is
+ * not seen. The classifier measures
  * nothing after a verdict, but the times it gives later events (a failure after ready) may
  * differ from reading every line; a new run starts a clock of its own (core/timeline.ts), so its
  * times do not.
@@ -33,6 +34,13 @@ export const ESCAPES = ['\x1b', '^[['];
 const LF = 10;
 const ESC = 0x1b;
 /**
+ * A line at least every so many bytes let go is read to keep the clock going: a chunk's last
+ * whole line, once this much went unread since a line was read. As much as a pipe gives at a
+ * time: a 1 MiB read of a file and the line its end cut (read at the head of the next one)
+ * cost one such line, not two.
+ */
+const CLOCK_BYTES = 64 * 1024;
+/**
  * Quiet lines kept: the few that repeat by the thousand (each NCCL rank's NVLS line, Gloo's
  * connection lines) outlast a serving log's variety of timestamped ones between two clears.
  */
@@ -40,6 +48,8 @@ const MAX_QUIET_LINES = 256;
 
 export class AfterVerdict {
   private scanners: VerdictScanners[] | null | undefined;
+  /** Bytes let go since the last line said to be due (see CLOCK_BYTES). */
+  private unreadBytes = 0;
   /**
    * Lines found by the scan that core called quiet, by their bytes, per pack and verdict (the
    * owner is the verdict's scanners): the answer depends on nothing else (Skippable.quietText).
@@ -61,8 +71,9 @@ export class AfterVerdict {
 
   /**
    * After a verdict, where in `chunk[start, end)` the next line starts that must be read: the
-   * first line that can still matter, or else the chunk's last whole line, read to keep the
-   * clock going. Every line before it is let go unread.
+   * first line that can still matter, or else, once CLOCK_BYTES have been let go since the last
+   * line due, the chunk's last whole line, read to keep the clock going. Every line before it is
+   * let go unread (all of them, to the last `\n`, when none is due).
    */
   nextDue(now: Skippable, chunk: Buffer, start: number, end: number): number {
     const scanners = scannersFor(now.pack);
@@ -78,10 +89,20 @@ export class AfterVerdict {
       const hit = scanner.nextLine(chunk, from, lastLf);
       if (hit === -1) break;
       const lineEnd = chunk.indexOf(LF, hit);
-      if (this.mustRead(now, which, chunk, hit, lineEnd)) return hit;
+      if (this.mustRead(now, which, chunk, hit, lineEnd)) return this.due(hit);
       from = lineEnd + 1;
     }
-    return lastLf > start ? Math.max(start, chunk.lastIndexOf(LF, lastLf - 1) + 1) : start;
+    const last = Math.max(start, chunk.lastIndexOf(LF, lastLf - 1) + 1);
+    this.unreadBytes += last - start;
+    if (this.unreadBytes >= CLOCK_BYTES) return this.due(last);
+    this.unreadBytes += lastLf + 1 - last;
+    return lastLf + 1;
+  }
+
+  /** The line at `at` is due: the clock moves with it. */
+  private due(at: number): number {
+    this.unreadBytes = 0;
+    return at;
   }
 
   /**

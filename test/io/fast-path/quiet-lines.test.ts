@@ -148,8 +148,24 @@ describe('QuietLines.nextDue: whole lines let go after a verdict', () => {
 
   it('after ready, lets go what only a start cares about: bars, stage markers, tracebacks, gap markers', () => {
     const quietAfterReady = [' 50%|█████     | 5/10 [00:01<00:01,  5.00it/s]', sg('12:00:41', 'Load weight begin. avail mem=70.00 GB', 'TP0'), 'Traceback (most recent call last):', '# [... gap in source ...]'];
-    // With no line due, the chunk's last whole line is read, to keep the clock.
-    expect(due(ready, [...quietAfterReady, ...chatter(3)])).toBe(quietAfterReady.length + 2);
+    expect(due(ready, [...quietAfterReady, ...chatter(3)])).toBe(quietAfterReady.length + 3);
+  });
+
+  it('reads a line to keep the clock once 64 KiB went unread: the last whole line of that chunk', () => {
+    const lines = chatter(1200);
+    const bytes = Buffer.byteLength(lines.join('\n'));
+    expect(bytes).toBeGreaterThan(64 * 1024);
+    expect(due(ready, lines)).toBe(lines.length - 1);
+    expect(due(ready, lines.slice(0, 100))).toBe(100);
+    // Counted across chunks: after 900 lines let go, 300 more make it.
+    const session = new Session({ packs, family: 'sglang' });
+    ready.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
+    const quiet = quietFor(session);
+    const first = Buffer.from(`${lines.slice(0, 900).join('\n')}\n`);
+    const second = Buffer.from(`${lines.slice(900).join('\n')}\n`);
+    expect(first.length).toBeLessThan(64 * 1024);
+    expect(quiet.nextDue(first, 0, first.length, true)).toBe(first.length);
+    expect(quiet.nextDue(second, 0, second.length, true)).toBe(second.lastIndexOf('\n', second.length - 2) + 1);
   });
 
   it('after ready, lets go a line with a literal that matches nothing, up to one that matches', () => {
@@ -213,7 +229,7 @@ describe('QuietLines.nextDue: whole lines let go after a verdict', () => {
     }
     // Let go after the failure (line 4), read after ready (line 9).
     expect(events).toEqual(['stage', 'verdict', 'restart', 'stage', 'verdict', 'after-ready-failure']);
-    expect(due).toEqual([1, 2, 6, 7, 9, 10]);
+    expect(due).toEqual([1, 2, 6, 7, 9]);
   });
 
   it('after a failed verdict, only a restart (or a colour code) is due', () => {
@@ -239,8 +255,8 @@ describe('QuietLines.nextDue: whole lines let go after a verdict', () => {
     const session = new Session({ packs, family: 'sglang' });
     ready.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
     const bytes = Buffer.from('chatter\nmore chatter\npartial');
-    // The last whole line is due (the clock), never the partial one.
-    expect(quietFor(session).nextDue(bytes, 0, bytes.length, true)).toBe(8);
+    // Nothing due: the whole lines are let go, never the partial one.
+    expect(quietFor(session).nextDue(bytes, 0, bytes.length, true)).toBe(21);
     expect(quietFor(session).nextDue(bytes, 21, bytes.length, true)).toBe(21);
   });
 });
