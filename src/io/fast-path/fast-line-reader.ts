@@ -11,8 +11,10 @@
  *  - the line found is asked about alone (QuietLines.classify): FEED, SKIP or DROP.
  * Of a run of SKIP lines only the last is read, just before the next line read or at the end of
  * the chunk (it sets the last line and the time of the last activity as all of them would), and
- * the one before it when it turns out blank, and so on. A line that is not whole in the chunk,
- * holds a `\r`, or is over the length cap always goes through the splitter.
+ * the one before it when it turns out blank, and so on. A line cut by a chunk's end is held by
+ * the splitter, then joined to its rest at the head of the next chunk and read like any other
+ * (when it is plain text: LineSplitter.takeCutLine). A line that holds a `\r` or is over the
+ * length cap always goes through the splitter.
  */
 import type { Session } from '../../core/session.js';
 import type { Skippable } from '../../core/skippable.js';
