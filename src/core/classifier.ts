@@ -10,7 +10,7 @@ import { matchFrame } from './match-frame.js';
 import type { CompiledPack } from './pack-types.js';
 import { parseFrame } from './parse-line.js';
 import type { QuietScope } from './prefilter.js';
-import { acts, AFTER_VERDICT, FOLLOWERS, IDLE_KINDS, redrawn, type FollowStep, type FrameMatch, type RegisteredKind } from './rule-kinds.js';
+import { acts, actsAfterVerdict, AFTER_VERDICT, FOLLOWERS, IDLE_KINDS, redrawn, type FollowStep, type FrameMatch, type RegisteredKind } from './rule-kinds.js';
 import { newRun, type RunState } from './run-state.js';
 import type { TracebackException } from './traceback.js';
 import { failedVerdict, incompleteVerdict, readyVerdict, stalledVerdict } from './verdicts.js';
@@ -83,14 +83,26 @@ export class Classifier {
   }
 
   /**
-   * Whether reading the line `text` now would change nothing but the run's last line and the time
-   * of its last activity, as a line without any rule's literal does (Session.skippable): before a
-   * verdict, while quiet lines may be skipped at all, one frame that the guard leaves as it is,
-   * without a timestamp, that no rule but a benign one matches. The caller has made sure it holds
-   * no traceback cue.
+   * Whether reading the physical line `text` now would change no more than a line without any
+   * rule's literal does (Session.skippable). Before a verdict the caller has made sure it holds
+   * no traceback cue (after one, tracebacks are not followed).
+   *  - Before a verdict, while quiet lines may be skipped at all: one frame that the guard leaves
+   *    as it is, without a timestamp, that no rule but a benign one matches (it sets the run's
+   *    last line and the time of its last activity, as a quiet line does).
+   *  - After a verdict: no frame of it starts a new run or, after ready, is a fatal failure
+   *    (`actsAfterVerdict`): then it moves the log clock at most, as a quiet line would.
+   * Either way the answer depends on nothing but the text, the pack and the scope (parsing and
+   * matching are pure; after a verdict no traceback or timer is followed), so a reader may
+   * remember it for a text it meets again while the scope stays the same.
    */
   readonly quietText = (text: string): boolean => {
-    if (this.quietScope() !== 'beforeVerdict') return false;
+    const scope = this.quietScope();
+    if (scope === undefined) return false;
+    if (scope !== 'beforeVerdict') {
+      const ready = scope === 'afterReady';
+      for (const frame of guardFrames(text)) if (actsAfterVerdict(this.read(frame), ready)) return false;
+      return true;
+    }
     const frames = guardFrames(text);
     if (frames.length !== 1 || frames[0] !== text) return false;
     const match = this.read(text);

@@ -174,6 +174,11 @@ export interface LineKind<R = unknown> {
   everyFrame?: true;
   /** Where its hits go once the run has a verdict (on the frames it matched). */
   afterVerdict?(step: FollowStep): void;
+  /**
+   * Whether `afterVerdict` would do anything with this frame's hit after a verdict (`ready`:
+   * the verdict was ready). Given with `afterVerdict`: without it every hit counts as acting.
+   */
+  actsAfterVerdict?(match: FrameMatch, ready: boolean): boolean;
   /** What explain and coverage say about its hit on this frame. */
   explain(match: FrameMatch, context: ExplainContext, hits: FrameHit[]): void;
 }
@@ -353,9 +358,10 @@ const failure: LineKind<CompiledFailure> = {
   },
   afterVerdict({ run, match, line, events }) {
     if (run.verdict?.verdict !== 'ready') return;
-    const hit = match.failures.find((h) => h.rule.fatal);
+    const hit = match.failures.find(isFatal);
     if (hit) events.push({ type: 'after-ready-failure', at: line.at, line, rule: hit.rule.id, cause: hit.rule.cause, message: hit.rule.message });
   },
+  actsAfterVerdict: (match, ready) => ready && match.failures.some(isFatal),
   explain({ failures }, _context, hits) {
     for (const { rule, groups } of failures) hits.push({ kind: 'failure', rule: rule.id, detail: failureDetail(rule), groups });
   },
@@ -383,6 +389,7 @@ export const LINE_KINDS: readonly RegisteredKind[] = KINDS.map(
     follow: kind.follow,
     everyFrame: kind.everyFrame,
     afterVerdict: kind.afterVerdict,
+    actsAfterVerdict: kind.actsAfterVerdict,
     explain: kind.explain,
     bit: 1 << index,
   }),
@@ -411,6 +418,16 @@ export function acts(match: FrameMatch): boolean {
   return (match.hits & ACTING) !== 0;
 }
 
+/**
+ * Whether the frame, read after a verdict (`ready`: a ready one), changes what spinup reports:
+ * it starts a new run (Classifier.apply), or a kind that follows hits after a verdict acts on it.
+ */
+export function actsAfterVerdict(match: FrameMatch, ready: boolean): boolean {
+  if (match.restart !== undefined) return true;
+  for (const kind of AFTER_VERDICT) if (match.hits & kind.bit && (kind.actsAfterVerdict?.(match, ready) ?? true)) return true;
+  return false;
+}
+
 /** Whether one kind alone matched the frame. */
 export function onlyKind(match: FrameMatch): boolean {
   return match.hits !== 0 && (match.hits & (match.hits - 1)) === 0;
@@ -433,6 +450,8 @@ export function failureDetail(rule: Pick<CompiledFailure, 'cause' | 'role' | 'fa
   if (!rule.fatal) parts.push('not fatal');
   return parts.join(', ');
 }
+
+const isFatal = (hit: RuleHit<CompiledFailure>): boolean => hit.rule.fatal;
 
 function toProgress(hit: RuleHit<CompiledProgress>): ProgressHit {
   const { groups } = hit;

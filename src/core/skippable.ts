@@ -9,7 +9,8 @@
  *  - `lastLineNo`: whether the line just read set the run's last line (a blank one does not);
  *  - `repeatsLastLine`: a repeat of the line just read (a progress bar redrawn) sets the last
  *    line only: no activity, no event;
- *  - `quietText`: a line that holds a rule's literal may still match no rule: core says so.
+ *  - `quietText`: a line that holds a rule's literal may still match no rule that can act now:
+ *    core says so.
  */
 import type { CompiledPack } from './pack-types.js';
 import type { QuietScope } from './prefilter.js';
@@ -30,10 +31,13 @@ export interface Skippable {
   /** The same line again, byte for byte, would change nothing but the last line (Timeline.repeatsLastLine). */
   repeatsLastLine: boolean;
   /**
-   * For a line that holds a literal but no traceback cue: whether reading it would change no more
-   * than a line without literals (Classifier.quietText; it parses and matches the line). While
-   * `scope` is `beforeVerdict` the answer depends on the text alone (parsing and matching are
-   * pure), so a reader may remember it for a text it meets again.
+   * For a line that holds a literal (before a verdict: but no traceback cue): whether reading it
+   * would change no more than a line without literals (Classifier.quietText; it parses and
+   * matches the line). Before a verdict it is asked of one frame; after one, of a whole physical
+   * line (its `\r` frames and colour codes and all), which is quiet when it neither starts a new
+   * run nor, after ready, is a fatal failure. While `scope` stays the same the answer depends on
+   * the text alone (parsing and matching are pure), so a reader may remember it for a text it
+   * meets again.
    */
   quietText: (text: string) => boolean;
 }

@@ -163,6 +163,50 @@ describe('Classifier', () => {
   });
 });
 
+describe('Classifier.quietText: whether a line with a literal changes no more than a quiet line', () => {
+  const ready = (): Classifier => {
+    const c = new Classifier(pack);
+    feed(c, [[0, 'starting'], [1, 'READY NOW']]);
+    expect(c.verdict?.verdict).toBe('ready');
+    return c;
+  };
+  const failed = (): Classifier => {
+    const c = new Classifier(pack);
+    feed(c, [[0, 'starting'], [1, 'boom']]);
+    c.tick(60_000);
+    expect(c.verdict?.verdict).toBe('failed');
+    return c;
+  };
+
+  it.for<[string, string, boolean]>([
+    ['a fatal failure', 'out of memory here', false],
+    ['a fatal failure in the second frame of a line', 'shard 1/2\rout of memory here', false],
+    ['a fatal failure behind colour codes', '\x1b[31mbo\x1b[0mom', false],
+    ['a restart', 'starting', false],
+    ['a failure that is not fatal', 'driver warning', true],
+    ['a fatal failure set aside by a benign rule', 'harmless boom', true],
+    ['a stage marker, a bar, a ready line, a heartbeat', 'loading\rshard 1/2\rREADY NOW\rstill waiting', true],
+  ])('after ready: %s', ([, text, quiet]) => {
+    expect(ready().quietText(text)).toBe(quiet);
+  });
+
+  it.for<[string, string, boolean]>([
+    ['a fatal failure', 'out of memory here', true],
+    ['a restart', 'starting', false],
+    ['a restart in the last frame, behind a colour code', 'boom\r\x1b[1mstart\x1b[0ming', false],
+    ['a ready line', 'READY NOW', true],
+  ])('after a failed verdict: %s', ([, text, quiet]) => {
+    expect(failed().quietText(text)).toBe(quiet);
+  });
+
+  it('before a verdict, any rule but a benign one acts (a failure that is not fatal too)', () => {
+    const c = new Classifier(pack);
+    feed(c, [[0, 'starting']]);
+    expect(c.quietText('driver warning')).toBe(false);
+    expect(c.quietText('harmless boom')).toBe(true);
+  });
+});
+
 describe('root-cause ranking', () => {
   const candidate = (tier: Candidate['tier'], seq: number, superseded = false): Candidate => ({ tier, seq, superseded, cause: 'crash', ruleId: `r${seq}`, message: '', hint: '', evidence: [] });
   it.for([

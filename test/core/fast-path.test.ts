@@ -166,6 +166,17 @@ function generatedLog(bytes: number, seed: number): Buffer {
       for (let j = 0, n = 1 + int(3); j < n; j++) lines.push(`  File "/x/y${j}.py", line ${int(300)}, in f${j}`, `    value = compute_${int(99)}(x)`, '    ^^^^^^^^^', `chatter inside ${int(9)}`);
       lines.push(pick(['RuntimeError', 'ValueError: boom', 'KeyError']), `continued ${int(9)}`, `continued ${int(9)}`);
       continue;
+    } else if (r < 0.93) {
+      // Lines after ready that hold a rule's literal or a colour code and change nothing, again and again; now and then one that does.
+      const rank = int(8);
+      line = pick([
+        `node0${int(2)}:4120${rank}:4190${rank} [${rank}] NCCL INFO NVLS multicast support is not available on dev ${rank}`,
+        `[Gloo] Rank ${rank} is connected to 7 peer ranks. Expected number of connected peer ranks is : 7`,
+        `\x1b[36m(APIServer pid=${int(9)})\x1b[0m INFO:     10.0.0.${int(250)}:${1024 + int(60000)} - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
+        `\x1b[1;36m(VllmWorker rank=${rank} pid=${int(99)})\x1b[0;0m WARNING 03-08 ${time()} [topk_topp_sampler.py:1] FlashInfer is not available. Falling back.`,
+        `\x1b]0;title\x07node01:1:1 [${rank}] NCCL INFO NVLS multicast support is not available on dev 0`,
+        random() < 0.1 ? `ZMQ at ${5000 + int(10)} is not available` : 'Port in use? not this line',
+      ]);
     } else line = `plain chatter ${int(1e6)} with nothing in it`;
     lines.push(line);
     size += line.length + 1;
@@ -233,6 +244,36 @@ describe('the fast path changes nothing where it once did, or nearly', () => {
     ['the same second in three formats', [...start, sg('12:00:01', 'a'), '2025-03-08 12:00:01 | INFO | stderr | b', 'INFO 03-08 12:00:01 [x.py:1] c', sg('12:00:01', 'd'), 'chatter', sg('12:00:04', 'Memory pool end. avail mem=10.00 GB')]],
     ['after ready, colour codes around chatter and inside a fatal literal', [...sglangHealthyStart(), SGLANG_READY, '\x1b[31mchatter\x1b[0m', 'chatter', 'Kil\x1b[0mled', '^[[1mchatter', 'chatter']],
     ['after ready, a restart hidden by a colour code', [...sglangHealthyStart(), SGLANG_READY, 'chatter', "\x1b[1m[2025-03-08 13:00:00] server_args=Server\x1b[0mArgs(model_path='x')", 'chatter', sg('13:00:05', 'Init torch distributed begin.')]],
+    [
+      'after ready, colour codes the bytes are stripped of, and ones left to the line guard',
+      [...sglangHealthyStart(), SGLANG_READY, '^[[1mKil^[[0mled', 'chatter', '\x1b]0;title\x07Killed', 'chatter', '\x1b[31mchat\x1b[0mter \x1b[1;3', '\x1b(BKilled', '\x1b[1mKil\x1b[mled\rchatter', 'chatter'],
+    ],
+    [
+      // Each rank prints NCCL's NVLS line (a failure rule's literal, no match) at every set-up: let go by text, until a line with that literal matches.
+      'after ready, lines with a failure literal that match nothing, again and again, then one that matches',
+      [...sglangHealthyStart(), SGLANG_READY, ...Array.from({ length: 40 }, (_, i) => `node01:41200:4190${i % 4} [${i % 4}] NCCL INFO NVLS multicast support is not available on dev 0`), 'chatter', 'ZMQ at 5555 is not available', 'chatter', 'node01:41200:41900 [0] NCCL INFO NVLS multicast support is not available on dev 0', 'chatter'],
+    ],
+    [
+      'after ready, a line with a literal whose second frame is a fatal failure',
+      [...sglangHealthyStart(), SGLANG_READY, 'node01:1:1 [0] NCCL INFO NVLS multicast support is not available on dev 0', 'node01:1:1 [0] NCCL INFO NVLS multicast support is not available on dev 0\rRuntimeError: CUDA error: an illegal memory access was encountered', 'chatter'],
+    ],
+    [
+      // The same text is let go after a failure (only a new run matters then) and must be read after the next run's ready.
+      'a fatal line after a failed verdict, a restart, ready, then the same line again',
+      [
+        ...start,
+        'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
+        sg('12:01:00', 'chatter'),
+        'chatter',
+        'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
+        'chatter',
+        ...sglangHealthyStart(),
+        SGLANG_READY,
+        'chatter',
+        'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
+        'chatter',
+      ],
+    ],
     ['fractions out of order within a second', [...start, '[2025-03-08 12:00:01.900 TP0] a', '[2025-03-08 12:00:01.100 TP0] b', 'chatter', '[2025-03-08 12:00:01.200 TP1] Memory pool end. avail mem=10.00 GB']],
     ['a shard bar redrawn between quiet lines, the run ending on a redraw', [...start, shardBar(3, '00:03'), 'chatter', shardBar(3, '00:03'), 'chatter', 'chatter', shardBar(3, '00:03')]],
     ['a redrawn bar after blank quiet lines, then a bar that moves', [...start, shardBar(3, '00:03'), 'chatter', '[rank0]:', shardBar(3, '00:03'), '[rank0]:', shardBar(3, '00:03'), '[rank0]:', shardBar(4, '00:04'), 'chatter']],
@@ -263,5 +304,36 @@ describe('the fast path changes nothing around lines over the length cap', () =>
   ])('%s', async ([, lines]) => {
     const bytes = Buffer.from(`${lines.join('\n')}\n`);
     for (const chunks of [1 << 20, 200_000]) await expectSame(bytes, { family: 'sglang', chunks });
+  });
+});
+
+describe('the fast path changes nothing after a verdict on random mixes of literals, colour codes and frames', () => {
+  // Pieces that join into literals only once codes are stripped, frames that hide a failure or a
+  // restart behind a quiet one, and lines that hold a literal yet act on nothing.
+  const pieces = [
+    'Kil', 'led', '\x1b[0m', '\x1b[1;31m', '\x1b[', '^[[1m', '^[[', '\r', '\x1b]0;t\x07', '\x1b(B', 'é', ' ', 'chatter ',
+    'NCCL INFO NVLS multicast support is not available on dev 0', 'ZMQ at 5555 is not available', 'is not avail',
+    "server_args=Server", "Args(model_path='x')", 'torch.OutOfMemoryError: CUDA out of memory.', 'RuntimeError: CUDA error: an illegal memory access was encountered',
+  ];
+  const mix = (seed: number, before: string[]): Buffer => {
+    const random = prng(seed);
+    const lines = [...before];
+    for (let n = 0; n < 3000; n++) {
+      let line = '';
+      for (let k = Math.floor(random() * 5); k >= 0; k--) line += pieces[Math.floor(random() * pieces.length)];
+      lines.push(random() < 0.5 ? line : 'plain chatter', random() < 0.02 ? '[2025-03-08 13:00:00 TP0] Decode batch. #running-req: 1' : 'more chatter');
+    }
+    return Buffer.from(`${lines.join('\n')}\n`);
+  };
+  const failed = [...sglangHealthyStart().slice(0, 3), 'RuntimeError: CUDA error: an illegal memory access was encountered', '[2025-03-08 12:30:00] chatter'];
+
+  it.for<[string, string[], number]>([
+    ['after ready', [...sglangHealthyStart(), SGLANG_READY], 1],
+    ['after ready, another mix', [...sglangHealthyStart(), SGLANG_READY], 2],
+    ['after a failure', failed, 3],
+  ])('%s', async ([, before, seed]) => {
+    const bytes = mix(seed, before);
+    await expectSame(bytes, { family: 'sglang', chunks: 65536 });
+    await expectSame(bytes, { family: 'sglang', chunks: { seed } });
   });
 });

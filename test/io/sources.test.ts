@@ -40,7 +40,8 @@ describe('fileSource', () => {
   it('reads into the scan memory while a lease is free, into its own buffers after that, and gives leases back', async () => {
     const readers = [fileSource(path), fileSource(path), fileSource(path)];
     const chunks = await Promise.all(readers.map(firstChunk));
-    expect(chunks.map((chunk) => scanMemory!.holds(chunk))).toEqual([true, true, false]);
+    // Which two readers get the leases is up to which `open` ends first (a busy machine reorders them).
+    expect(chunks.map((chunk) => scanMemory!.holds(chunk)).sort()).toEqual([false, true, true]);
     await Promise.all(readers.map((reader) => reader.return(undefined)));
     const again = [fileSource(path), fileSource(path)];
     expect((await Promise.all(again.map(firstChunk))).map((chunk) => scanMemory!.holds(chunk))).toEqual([true, true]);

@@ -30,7 +30,7 @@ const CR = 13;
 export type LineEmit = (line: SplitLine) => void;
 
 export class FastLineReader {
-  readonly #quiet = new QuietLines();
+  readonly #quiet: QuietLines;
   readonly #max: number;
   #unread = 0;
   /** What core answered after the last line read. */
@@ -52,6 +52,7 @@ export class FastLineReader {
     maxLineBytes = 64 * 1024,
   ) {
     this.#max = maxLineBytes;
+    this.#quiet = new QuietLines(maxLineBytes);
   }
 
   /** Lines never handed to the session. */

@@ -4,7 +4,8 @@
  * 8 ranks holds a failure rule's literal), and telling one again by its bytes costs a hash and
  * a compare, where the line scanner, decoding it and looking its text up cost ten times more.
  * Only lines without a clock stamp are kept: for those the answer depends on nothing but the
- * bytes and the pack (QuietLines.classify).
+ * bytes and the pack (QuietLines.classify). After a verdict, lines whose literal acts on nothing,
+ * per pack and verdict (after-verdict.ts).
  */
 
 /** Lines kept: a flood's few repeated shapes, not a log's variety. */
@@ -15,6 +16,9 @@ const MAX_LINE_BYTES = 512;
 export class QuietBytes {
   private readonly lines = new Map<number, Buffer>();
   private owner: object | undefined;
+
+  /** `maxLines`: lines kept at most; then all are forgotten, and the ones that come back are kept again. */
+  constructor(private readonly maxLines = MAX_LINES) {}
 
   /** Whether `chunk[start, end)` is a line kept for `owner` (the pack). */
   has(owner: object, chunk: Uint8Array, start: number, end: number): boolean {
@@ -28,7 +32,7 @@ export class QuietBytes {
   /** Keeps `chunk[start, end)` for `owner`; another owner's lines are forgotten. */
   add(owner: object, chunk: Uint8Array, start: number, end: number): void {
     if (end - start > MAX_LINE_BYTES) return;
-    if (owner !== this.owner || this.lines.size >= MAX_LINES) {
+    if (owner !== this.owner || this.lines.size >= this.maxLines) {
       this.lines.clear();
       this.owner = owner;
     }

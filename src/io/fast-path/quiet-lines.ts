@@ -66,7 +66,7 @@ export class QuietLines {
   private refs: { text: string; bytes: Buffer }[] = [];
   private refRun: object | undefined;
   private refEpoch = -1;
-  private readonly afterVerdict = new AfterVerdict();
+  private readonly afterVerdict: AfterVerdict;
   /** `repeat`, when `quietTo` may take a line that repeats it as `classify` would (see noteFed). */
   private absorbable: Buffer | undefined;
   /** Core's answers to `quietText` for the pack `quietPack`, by line text (see `quietText`). */
@@ -76,6 +76,11 @@ export class QuietLines {
   private quietPack: CompiledPack | undefined;
   /** The bytes of the line read last, while a repeat of it would change nothing but the last line. */
   private repeat: Buffer | undefined;
+
+  /** `maxLineBytes`: the splitter's cap (a longer line is cut before it is read). */
+  constructor(maxLineBytes = 64 * 1024) {
+    this.afterVerdict = new AfterVerdict(maxLineBytes);
+  }
 
   /** Whether this pack's lines can be proven quiet at all (else every line is read: the plain path). */
   usable(pack: CompiledPack): boolean {
@@ -137,7 +142,7 @@ export class QuietLines {
   /** After a verdict: where the next line starts that must be read (after-verdict.ts); `start` before one. */
   dropTo(now: Skippable | undefined, chunk: Buffer, start: number, end: number): number {
     if (!now?.verdict || !now.scope) return start;
-    return this.afterVerdict.nextDue(now.pack, now.verdict, chunk, start, end);
+    return this.afterVerdict.nextDue(now, chunk, start, end);
   }
 
   /**

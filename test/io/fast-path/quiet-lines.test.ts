@@ -148,8 +148,88 @@ describe('QuietLines.nextDue: whole lines let go after a verdict', () => {
 
   it('after ready, lets go what only a start cares about: bars, stage markers, tracebacks, gap markers', () => {
     const quietAfterReady = [' 50%|█████     | 5/10 [00:01<00:01,  5.00it/s]', sg('12:00:41', 'Load weight begin. avail mem=70.00 GB', 'TP0'), 'Traceback (most recent call last):', '# [... gap in source ...]'];
-    // With no line due, the chunk's last whole line is read, to keep the clock.
-    expect(due(ready, [...quietAfterReady, ...chatter(3)])).toBe(quietAfterReady.length + 2);
+    expect(due(ready, [...quietAfterReady, ...chatter(3)])).toBe(quietAfterReady.length + 3);
+  });
+
+  it('reads a line to keep the clock once 64 KiB went unread: the last whole line of that chunk', () => {
+    const lines = chatter(1200);
+    const bytes = Buffer.byteLength(lines.join('\n'));
+    expect(bytes).toBeGreaterThan(64 * 1024);
+    expect(due(ready, lines)).toBe(lines.length - 1);
+    expect(due(ready, lines.slice(0, 100))).toBe(100);
+    // Counted across chunks: after 900 lines let go, 300 more make it.
+    const session = new Session({ packs, family: 'sglang' });
+    ready.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
+    const quiet = quietFor(session);
+    const first = Buffer.from(`${lines.slice(0, 900).join('\n')}\n`);
+    const second = Buffer.from(`${lines.slice(900).join('\n')}\n`);
+    expect(first.length).toBeLessThan(64 * 1024);
+    expect(quiet.nextDue(first, 0, first.length, true)).toBe(first.length);
+    expect(quiet.nextDue(second, 0, second.length, true)).toBe(second.lastIndexOf('\n', second.length - 2) + 1);
+  });
+
+  it('after ready, lets go a line with a literal that matches nothing, up to one that matches', () => {
+    const nvls = 'node01:41200:41900 [0] NCCL INFO NVLS multicast support is not available on dev 0';
+    const portTaken = 'ZMQ at 5555 is not available';
+    expect(due(ready, [...chatter(2), nvls, nvls, ...chatter(1), portTaken, ...chatter(2)])).toBe(5);
+    // Colour codes stripped, the same.
+    expect(due(ready, [...chatter(2), `\x1b[36m${nvls}\x1b[0m`, `\x1b[1mZMQ at\x1b[0m 5555 is not available`, ...chatter(2)])).toBe(3);
+  });
+
+  it('after ready, asks core once about a quiet line it meets again, and every time about one that is not', () => {
+    const session = new Session({ packs, family: 'sglang' });
+    ready.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
+    const quiet = new QuietLines();
+    const asked: string[] = [];
+    const core = session.skippable()!;
+    const now: Skippable = { ...core, quietText: (text) => (asked.push(text), core.quietText(text)) };
+    const nvls = 'node01:41200:41900 [0] NCCL INFO NVLS multicast support is not available on dev 0';
+    const portTaken = 'ZMQ at 5555 is not available';
+    const bytes = Buffer.from(`${[nvls, 'chatter', nvls, portTaken, nvls, portTaken, 'chatter'].join('\n')}\n`);
+    quiet.newChunk();
+    expect(quiet.dropTo(now, bytes, 0, bytes.length)).toBe(bytes.indexOf(portTaken));
+    expect(quiet.dropTo(now, bytes, bytes.indexOf(portTaken) + portTaken.length + 1, bytes.length)).toBe(bytes.lastIndexOf(portTaken));
+    expect(asked).toEqual([nvls, portTaken, portTaken]);
+  });
+
+  it('tells a line core called quiet after one verdict again only after the same verdict', () => {
+    // A line with the restart marker's literal that is no restart: quiet after a failure, yet a fatal failure after ready.
+    const tiny = compilePack(
+      [
+        {
+          pack: 'tiny',
+          description: 'tiny',
+          timing: { settle: '1s' },
+          stages: [{ stage: 'launch', markers: [{ id: 'tiny/launch', pattern: '^starting server$', description: 'launch', restart: true }] }],
+          ready: [{ id: 'tiny/ready', pattern: 'server is ready', description: 'ready' }],
+          failures: [{ id: 'tiny/boom', pattern: 'boom', description: 'boom', cause: 'crash', message: 'boom', hint: 'none' }],
+        } as PackSource,
+      ],
+      analysis,
+    );
+    const line = 'starting server went boom';
+    const lines = ['starting server', 'boom', '[12:00:05] chatter', line, 'chatter', 'starting server', 'server is ready', 'chatter', line, 'chatter'];
+    const session = new Session({ packs: [tiny], family: 'tiny' });
+    const quiet = new QuietLines();
+    const events: string[] = [];
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    const due: number[] = [];
+    for (let at = 0, lineNo = 1; at < bytes.length; lineNo++) {
+      quiet.newChunk();
+      const next = quiet.dropTo(session.skippable(), bytes, at, bytes.length);
+      if (next > at) {
+        lineNo += bytes.subarray(at, next).filter((byte) => byte === 10).length;
+        at = next;
+        if (at >= bytes.length) break;
+      }
+      const end = bytes.indexOf(10, at);
+      due.push(lineNo);
+      events.push(...session.push(bytes.toString('utf8', at, end), { lineNo }).map((event) => event.type));
+      at = end + 1;
+    }
+    // Let go after the failure (line 4), read after ready (line 9).
+    expect(events).toEqual(['stage', 'verdict', 'restart', 'stage', 'verdict', 'after-ready-failure']);
+    expect(due).toEqual([1, 2, 6, 7, 9]);
   });
 
   it('after a failed verdict, only a restart (or a colour code) is due', () => {
@@ -175,9 +255,9 @@ describe('QuietLines.nextDue: whole lines let go after a verdict', () => {
     const session = new Session({ packs, family: 'sglang' });
     ready.forEach((line, index) => session.push(line, { lineNo: index + 1 }));
     const bytes = Buffer.from('chatter\nmore chatter\npartial');
-    // The last whole line is due (the clock), never the partial one.
-    expect(quietFor(session).nextDue(bytes, 0, bytes.length, true)).toBe(8);
-    expect(quietFor(session).nextDue(bytes, 22, bytes.length, true)).toBe(22);
+    // Nothing due: the whole lines are let go, never the partial one.
+    expect(quietFor(session).nextDue(bytes, 0, bytes.length, true)).toBe(21);
+    expect(quietFor(session).nextDue(bytes, 21, bytes.length, true)).toBe(21);
   });
 });
 
