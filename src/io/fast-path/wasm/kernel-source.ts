@@ -157,12 +157,26 @@ const wordFlags = (lane: number): string => `
       i32.add
       i32.load8_u`;
 
+/** Stamp candidates (d:dd:dd): a colon with another 3 bytes on, kept in `$colons`, or'd with the pair candidates. */
+const stampColons = (offset: number): string => `
+      local.get $first
+      local.get $colon
+      i8x16.eq
+      local.get $p
+      v128.load offset=${offset + 3}
+      local.get $colon
+      i8x16.eq
+      v128.and
+      local.tee $colons
+      local.get $hits
+      v128.or`;
+
 /**
  * The block at p + offset: -1 when it begins at or after `end`; else where its candidates are,
  * if it has any (the stores and the return of find_block). Almost every block has none: only
  * an any-true and an or are on that path; which lanes and words is worked out after.
  */
-const blockTest = (offset: number): string => `
+const blockTest = (offset: number, stamps: boolean): string => `
       local.get $p
       i32.const ${offset}
       i32.add
@@ -191,20 +205,7 @@ const blockTest = (offset: number): string => `
       ${nibbleBits('$hi1', '$second', true)}
       v128.and
       local.set $hits
-      ;; stamp candidates: a colon with another 3 bytes on (d:dd:dd), when stamps are searched
-      local.get $first
-      local.get $colon
-      i8x16.eq
-      local.get $p
-      v128.load offset=${offset + 3}
-      local.get $colon
-      i8x16.eq
-      v128.and
-      local.get $stamps
-      v128.and
-      local.tee $colons
-      local.get $hits
-      v128.or
+      ${stamps ? stampColons(offset) : 'local.get $hits'}
       v128.any_true
       ${wordFlags(0)}
       ${wordFlags(1)}
@@ -248,11 +249,12 @@ const blockTest = (offset: number): string => `
       end`;
 
 /**
- * find_block(table, masks, stamps, out, p, end): the first 16-byte block at p, p + 16, ...
- * before `end` where one of ChunkLiteralScanner's three searches has a candidate, or -1; at
- * `out` it stores which: bit k (0-15) for a pair candidate at p + k, bit 16 + k when the block's
- * word k is a candidate (JavaScript looks its literals up in its own copy of the table);
- * at `out + 4`, bit k for a colon at p + k with another colon 3 bytes on (with `stamps` not 0).
+ * find_block(table, masks, out, p, end): the first 16-byte block at p, p + 16, ... before `end`
+ * where one of ChunkLiteralScanner's searches has a candidate, or -1; at `out` it stores which:
+ * bit k (0-15) for a pair candidate at p + k, bit 16 + k when the block's word k is a candidate
+ * (JavaScript looks its literals up in its own copy of the table); at `out + 4`, for
+ * find_block_stamps (the same and clock stamps: before a verdict), bit k for a colon at p + k
+ * with another colon 3 bytes on.
  * JavaScript confirms those. The block's bytes are loaded once:
  *  - the word probe: its four 4-byte words (p is 4-aligned) hashed by one vector multiply,
  *    (word * WORD_HASH) >>> (32 - WORD_TABLE_BITS), each a slot of the table at `table`; a slot
@@ -266,27 +268,19 @@ const blockTest = (offset: number): string => `
  *    exactly the pair). The 64 bytes at `masks`: the low and high nibble tables of the pair's
  *    first byte, then of its second.
  */
-const findBlock: WatFunction = {
-  name: 'find_block',
-  params: [['$table', 'i32'], ['$masks', 'i32'], ['$stampsOn', 'i32'], ['$out', 'i32'], ['$p', 'i32'], ['$end', 'i32']],
+const findBlock = (stamps: boolean): WatFunction => ({
+  name: stamps ? 'find_block_stamps' : 'find_block',
+  params: [['$table', 'i32'], ['$masks', 'i32'], ['$out', 'i32'], ['$p', 'i32'], ['$end', 'i32']],
   result: 'i32',
   locals: [
     ['$lo0', 'v128'], ['$hi0', 'v128'], ['$lo1', 'v128'], ['$hi1', 'v128'], ['$low', 'v128'], ['$zero', 'v128'],
     ['$hash', 'v128'], ['$first', 'v128'], ['$second', 'v128'], ['$hashes', 'v128'], ['$hits', 'v128'], ['$words', 'i32'],
-    ['$colon', 'v128'], ['$stamps', 'v128'], ['$colons', 'v128'],
+    ['$colon', 'v128'], ['$colons', 'v128'],
   ],
   body: `
     i32.const 58
     i8x16.splat
     local.set $colon
-    ;; all ones when stamps are searched, else all zeros
-    i32.const 0
-    local.get $stampsOn
-    i32.const 0
-    i32.ne
-    i32.sub
-    i8x16.splat
-    local.set $stamps
     local.get $masks
     v128.load offset=0
     local.set $lo0
@@ -310,8 +304,8 @@ const findBlock: WatFunction = {
     local.set $hash
     ;; two blocks a turn
     loop $blocks
-      ${blockTest(0)}
-      ${blockTest(16)}
+      ${blockTest(0, stamps)}
+      ${blockTest(16, stamps)}
       local.get $p
       i32.const 32
       i32.add
@@ -320,6 +314,6 @@ const findBlock: WatFunction = {
     end
     i32.const -1
   `,
-};
+});
 
-export const KERNELS: readonly WatFunction[] = [countLf, findBlock];
+export const KERNELS: readonly WatFunction[] = [countLf, findBlock(false), findBlock(true)];

@@ -35,7 +35,8 @@ const REGION_ROOM = 64;
 
 interface Kernels {
   count_lf(p: number, end: number): number;
-  find_block(table: number, masks: number, stamps: number, out: number, p: number, end: number): number;
+  find_block(table: number, masks: number, out: number, p: number, end: number): number;
+  find_block_stamps(table: number, masks: number, out: number, p: number, end: number): number;
 }
 
 interface Slot {
@@ -181,7 +182,8 @@ export class ScanMemory {
    * search has a candidate (find_block), and sets `found` and `foundColons`; -1 if none.
    */
   findBlock(table: number, masks: number, stamps: boolean, from: number, end: number): number {
-    const at = this.kernels!.find_block(table, masks, stamps ? 1 : 0, this.out, from, end);
+    const kernels = this.kernels!;
+    const at = stamps ? kernels.find_block_stamps(table, masks, this.out, from, end) : kernels.find_block(table, masks, this.out, from, end);
     if (at !== -1) {
       this.found = this.words[this.out >> 2]!;
       this.foundColons = this.words[(this.out >> 2) + 1]!;
