@@ -10,32 +10,21 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { RunFile } from '../../src/serve/run-files.js';
 import { PidTracker } from '../io/pid-tracker.js';
 import { repoRoot } from '../helpers/run-main.js';
 import { spinup, until } from '../helpers/spinup-process.js';
+import { runFiles, stateHomes } from '../helpers/state-homes.js';
 
 const READY_LOG = join(repoRoot, 'fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log');
 const scratch = mkdtempSync(join(tmpdir(), 'spinup-state-file-'));
 const tracker = new PidTracker();
-let homes = 0;
 
 afterEach(async () => {
   expect(await tracker.sweep(), 'processes that outlived the test').toEqual([]);
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function stateHome(): { env: NodeJS.ProcessEnv; runs: string } {
-  const dir = join(scratch, `state-${++homes}`);
-  return { env: { XDG_STATE_HOME: dir }, runs: join(dir, 'spinup', 'runs') };
-}
-
-function runFiles(runs: string): RunFile[] {
-  if (!existsSync(runs)) return [];
-  return readdirSync(runs)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(join(runs, f), 'utf8')) as RunFile);
-}
+const stateHome = stateHomes(scratch);
 
 describe('the state file of a watch', () => {
   it('a short --no-follow watch: an ended state file with its verdict and exit code, listed by status, no socket left', async () => {
@@ -85,7 +74,7 @@ describe('the state file of a watch', () => {
     ['a short --no-follow watch', ['watch', '--no-follow', '--quiet', READY_LOG]],
     ['a watch that waits a moment for its input', ['watch', '--quiet', '--timeout', '1s', join(scratch, 'never-written.log')]],
   ] as const)('%s with a state dir it cannot write: said once on stderr, the exit code as without it', async ([, args]) => {
-    const blocked = join(scratch, `blocked-${++homes}`);
+    const blocked = join(mkdtempSync(join(scratch, 'blocked-')), 'state');
     writeFileSync(blocked, 'a file where the state dir would be');
     const watch = spinup([...args], { XDG_STATE_HOME: blocked });
     tracker.track(watch.pid);

@@ -1,14 +1,15 @@
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { apiGet } from '../../src/serve/api-client.js';
-import type { RunFile } from '../../src/serve/run-files.js';
 import { PidTracker } from '../io/pid-tracker.js';
 import { runMain } from '../helpers/run-main.js';
 import { spinup, until } from '../helpers/spinup-process.js';
 import { repoRoot } from '../helpers/run-main.js';
+import type { RunFile } from '../../src/serve/run-files.js';
+import { runFiles, stateHomes } from '../helpers/state-homes.js';
 
 // The status API on real processes: `spinup run --listen` over a fixture server replaying a real
 // ready log, the state file it leaves, and status / attach / probe run as separate processes.
@@ -17,24 +18,13 @@ const FAILED_LOG = join(repoRoot, 'fixtures/sglang/23-gemma3-12b-16gb-cuda-oom-l
 const REPLAY = join(repoRoot, 'test/fixture-servers/replay-log.mjs');
 const scratch = mkdtempSync(join(tmpdir(), 'spinup-status-api-'));
 const tracker = new PidTracker();
-let home = 0;
 
 afterEach(async () => {
   expect(await tracker.sweep(), 'processes that outlived the test').toEqual([]);
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function stateHome(): { env: NodeJS.ProcessEnv; runs: string } {
-  const dir = join(scratch, `state-${++home}`);
-  return { env: { XDG_STATE_HOME: dir }, runs: join(dir, 'spinup', 'runs') };
-}
-
-function runFiles(runs: string): RunFile[] {
-  if (!existsSync(runs)) return [];
-  return readdirSync(runs)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(join(runs, f), 'utf8')) as RunFile);
-}
+const stateHome = stateHomes(scratch);
 
 describe('spinup run --listen over a replayed ready log', () => {
   it('/startupz flips 503 -> 200; the state file, status, probe and attach agree; Ctrl-C leaves an ended entry', async () => {
