@@ -200,7 +200,7 @@ export class ChunkLiteralScanner {
       if (skip === undefined) return found;
       // A whole line that is `skip` is passed over here, the scan going on after it.
       const line = lineStart(chunk, start, found);
-      if (!isLine(chunk, line, end, skip)) return found;
+      if (!isLineAt(chunk, line, end, skip)) return found;
       start = line + skip.length + 1;
       address = base + start - ((base + start) % WORD) - BLOCK;
     }
@@ -304,10 +304,8 @@ function stampThrough(chunk: Uint8Array, wordAt: number, start: number, end: num
 }
 
 /** Whether `chunk[at, end)` begins with the whole line `line` (its `\n` too). */
-function isLine(chunk: Uint8Array, at: number, end: number, line: Uint8Array): boolean {
-  if (at + line.length >= end || chunk[at + line.length] !== LF) return false;
-  for (let k = 0; k < line.length; k++) if (chunk[at + k] !== line[k]) return false;
-  return true;
+export function isLineAt(chunk: Uint8Array, at: number, end: number, line: Uint8Array): boolean {
+  return at + line.length < end && chunk[at + line.length] === LF && occursAt(chunk, at, line);
 }
 
 /**

@@ -7,6 +7,7 @@
  * bytes and the pack (QuietLines.classify). After a verdict, lines whose literal acts on nothing,
  * per pack and verdict (after-verdict.ts).
  */
+import { occursAt } from './byte-literal-scanner.js';
 
 /** Lines kept: a flood's few repeated shapes, not a log's variety. */
 const MAX_LINES = 64;
@@ -24,9 +25,7 @@ export class QuietBytes {
   has(owner: object, chunk: Uint8Array, start: number, end: number): boolean {
     if (owner !== this.owner || end - start > MAX_LINE_BYTES) return false;
     const kept = this.lines.get(hashOf(chunk, start, end));
-    if (kept === undefined || kept.length !== end - start) return false;
-    for (let k = 0; k < kept.length; k++) if (kept[k] !== chunk[start + k]) return false;
-    return true;
+    return kept !== undefined && kept.length === end - start && occursAt(chunk, start, kept);
   }
 
   /** Keeps `chunk[start, end)` for `owner`; another owner's lines are forgotten. */

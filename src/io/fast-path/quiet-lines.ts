@@ -19,14 +19,14 @@
  * same literals and for clock stamps (`quietTo`); once a verdict is given, whole runs of lines
  * are let go at once (`dropTo`, in after-verdict.ts).
  */
-import { ByteLiteralScanner, type ByteLiteral } from './byte-literal-scanner.js';
+import { ByteLiteralScanner, occursAt, type ByteLiteral } from './byte-literal-scanner.js';
 import type { CompiledPack, CompiledPrefix } from '../../core/pack-types.js';
 import type { QuietScope } from '../../core/prefilter.js';
 import type { Skippable } from '../../core/skippable.js';
 import { TRACEBACK_CUES } from '../../core/traceback.js';
 import type { SplitLine } from '../line-splitter.js';
 import { AfterVerdict, byteLiterals, ESCAPES } from './after-verdict.js';
-import { ChunkLiteralScanner } from './chunk-literal-scanner.js';
+import { ChunkLiteralScanner, isLineAt } from './chunk-literal-scanner.js';
 import { QuietBytes } from './quiet-bytes.js';
 
 /** How a line may be handled now: read it. */
@@ -54,7 +54,6 @@ const RELEVANT: Record<QuietScope, number> = { always: ALWAYS | CODES, afterRead
 const MUST_READ_BEFORE_VERDICT = CUES | CODES;
 const RULES = ALWAYS | AFTER_READY | BEFORE_VERDICT;
 const GAP_MARKER = Buffer.from('# [');
-const LF = 10;
 const CR = 13;
 /** Prefix shapes seen within one second: SGLang's ranked and unranked lines, uvicorn's, ... */
 const MAX_REFERENCES = 8;
@@ -134,7 +133,7 @@ export class QuietLines {
       const repeat = this.absorbable;
       const hit = scanners.chunk.nextLine(chunk, from, end, repeat);
       if (hit === -1) return end;
-      if (repeat === undefined || hit + repeat.length >= end || chunk[hit + repeat.length] !== LF || !this.isRepeat(chunk, hit, hit + repeat.length)) return hit;
+      if (repeat === undefined || !isLineAt(chunk, hit, end, repeat)) return hit;
       from = hit + repeat.length + 1;
     }
   }
@@ -176,10 +175,8 @@ export class QuietLines {
 
   /** Whether `chunk[start, end)` is `repeat` (by default the line read last, while a repeat of it changes nothing but the last line). */
   isRepeat(chunk: Buffer, start: number, end: number, repeat = this.repeat): boolean {
-    if (repeat === undefined || end - start !== repeat.length) return false;
-    // A loop, not Buffer.compare: asked at every frame of a bar, whose checks of its offsets cost more than the bytes.
-    for (let k = 0; k < repeat.length; k++) if (chunk[start + k] !== repeat[k]) return false;
-    return true;
+    // A byte loop, not Buffer.compare: asked at every frame of a bar, whose checks of its offsets cost more than the bytes.
+    return repeat !== undefined && end - start === repeat.length && occursAt(chunk, start, repeat);
   }
 
   /**
@@ -287,7 +284,5 @@ function hasText(chunk: Buffer, start: number, end: number): boolean {
 }
 
 function startsWith(chunk: Buffer, start: number, end: number, bytes: Uint8Array): boolean {
-  if (end - start < bytes.length) return false;
-  for (let k = 0; k < bytes.length; k++) if (chunk[start + k] !== bytes[k]) return false;
-  return true;
+  return end - start >= bytes.length && occursAt(chunk, start, bytes);
 }
