@@ -5,6 +5,7 @@
  */
 import type { Verdict } from '../core/events.js';
 import { appendRecord, readHistory, skippedSummary } from './history-store.js';
+import { LEARNING } from './learn-budgets.js';
 import type { StartRecord } from './start-record.js';
 import type { Memory, StartTracker } from './start-tracker.js';
 
@@ -16,7 +17,7 @@ export interface OpenedMemory {
 
 export function openMemory(params: { path: string; host: string; learn: boolean }): OpenedMemory {
   try {
-    const read = readHistory(params.path);
+    const read = readHistory(params.path, { tailBytes: LEARNING.windowBytes });
     return { memory: { records: read.records, host: params.host, learn: params.learn }, warning: skippedSummary(params.path, read) };
   } catch (error) {
     return {

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/history/file-lock.js';
 import { appendRecord, readHistory, skippedSummary } from '../../src/history/history-store.js';
+import { LEARNING } from '../../src/history/learn-budgets.js';
+import { openMemory } from '../../src/history/record-start.js';
 import { RECORD_VERSION, type StartRecord } from '../../src/history/start-record.js';
 import { transpileStore } from './child-modules.js';
 
@@ -153,6 +155,57 @@ describe('the JSON Lines store', () => {
     }
     expect(read.records.every((r) => r.model!.endsWith('x'.repeat(6000)))).toBe(true);
     expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+});
+
+describe('the newest part of the history, what a start learns from', () => {
+  const lines = (path: string): string[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+
+  it('reads the whole lines of the last tailBytes, dropping the one the window cuts', () => {
+    const path = fresh();
+    for (let i = 0; i < 50; i++) appendRecord(path, record({ total_ms: i }));
+    const all = lines(path);
+    const lineBytes = all.at(-1)!.length + 1; // the last 40 all alike (two-digit total_ms)
+    // 10.5 lines' worth: the 11th line from the end is cut, so 10 whole ones are read.
+    const read = readHistory(path, { tailBytes: Math.floor(lineBytes * 10.5) });
+    expect(read.skipped).toEqual([]);
+    expect(read.records.map((r) => r.total_ms)).toEqual(Array.from({ length: 10 }, (_, i) => 40 + i));
+    // A window that begins right after a newline keeps its first line.
+    expect(readHistory(path, { tailBytes: lineBytes * 10 }).records.map((r) => r.total_ms)[0]).toBe(40);
+    expect(readHistory(path, { tailBytes: lineBytes * 10 - 1 }).records.map((r) => r.total_ms)[0]).toBe(41);
+    // A window as large as the file (or larger) is the whole file.
+    expect(readHistory(path, { tailBytes: lineBytes * 50 }).records).toHaveLength(50);
+    expect(readHistory(path, { tailBytes: 1 << 30 }).records).toEqual(readHistory(path).records);
+    // A window inside one line holds no record, and no damage.
+    expect(readHistory(path, { tailBytes: 5 })).toEqual({ records: [], skipped: [], upgraded: 0 });
+  });
+
+  it('numbers a damaged line in the window by its line in the whole file', () => {
+    const path = fresh();
+    for (let i = 0; i < 30; i++) appendRecord(path, record({ total_ms: i }));
+    appendFileSync(path, 'not a record\n');
+    for (let i = 30; i < 35; i++) appendRecord(path, record({ total_ms: i }));
+    const lineBytes = lines(path).at(-1)!.length + 1;
+    const read = readHistory(path, { tailBytes: lineBytes * 8 });
+    expect(read.skipped).toEqual([{ line: 31, problem: 'not JSON' }]);
+    expect(read.records.map((r) => r.total_ms)).toEqual([28, 29, 30, 31, 32, 33, 34]);
+    expect(readHistory(path).skipped).toEqual([{ line: 31, problem: 'not JSON' }]);
+  });
+
+  it('is what a start opens: the newest LEARNING.windowBytes, however long the history has grown', () => {
+    const path = fresh();
+    const total = 2000;
+    appendFileSync(path, Array.from({ length: total }, (_, i) => `${JSON.stringify(record({ total_ms: i }))}\n`).join(''));
+    const size = statSync(path).size;
+    expect(size).toBeGreaterThan(2 * LEARNING.windowBytes);
+    const { memory, warning } = openMemory({ path, host: 'gpu-01', learn: true });
+    expect(warning).toBeUndefined();
+    const read = memory.records.map((r) => r.total_ms);
+    expect(read.at(-1)).toBe(total - 1);
+    expect(read).toEqual(Array.from({ length: read.length }, (_, i) => total - read.length + i));
+    const lineBytes = lines(path).at(-1)!.length + 1; // the newest thousand all alike (four-digit total_ms)
+    expect(read.length).toBeGreaterThan(LEARNING.windowBytes / lineBytes - 1);
+    expect(read.length).toBeLessThanOrEqual(LEARNING.windowBytes / lineBytes);
   });
 });
 
