@@ -13,7 +13,7 @@ const READ_CHUNK_BYTES = READ_BUFFER_BYTES;
 
 /**
  * Reads a file once, to its end, into two buffers in turn: the next read runs while the chunk
- * just yielded is split. Reusing them matters: a fresh 1 MiB buffer per read made V8 run a full
+ * just yielded is split. Reusing them matters: a fresh buffer per read made V8 run a full
  * collection every few dozen chunks to free them. A consumer is done with a chunk when it asks
  * for the next item (the watch loop splits it at once; LineSplitter copies what it keeps).
  * The buffers are leased from the fast path's scan memory when one is free: read straight into

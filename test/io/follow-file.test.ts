@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { followFile, type FollowItem, type FollowOptions } from '../../src/io/follow-file.js';
-import { scanMemory } from '../../src/io/fast-path/wasm/scan-memory.js';
+import { READ_BUFFER_BYTES, scanMemory } from '../../src/io/fast-path/wasm/scan-memory.js';
 
 // Real files, real time: every wait is bounded so a regression fails instead of hanging.
 const WAIT_MS = 3000;
@@ -139,10 +139,10 @@ describe('followFile: appearing and appending', () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(1024 * 1024);
   });
 
-  it('with reuseBuffer: a backlog in 1 MiB chunks of the scan memory, each good until the next item, and the lease given back', async () => {
+  it('with reuseBuffer: a backlog in chunks of READ_BUFFER_BYTES of the scan memory, each good until the next item, and the lease given back', async () => {
     if (!scanMemory) throw new Error('no WebAssembly SIMD here: the kernels are not built');
     const file = path.join(dir, 'backlog.log');
-    const content = Buffer.alloc(3 * 1024 * 1024 + 17);
+    const content = Buffer.alloc(3 * READ_BUFFER_BYTES + 17);
     for (let k = 0; k < content.length; k++) content[k] = k % 61 === 0 ? 10 : 0x61 + (k % 23);
     fs.writeFileSync(file, content);
     const stop = new AbortController();
@@ -157,7 +157,7 @@ describe('followFile: appearing and appending', () => {
       if (chunks.reduce((sum, chunk) => sum + chunk.length, 0) >= content.length) stop.abort();
     }
     expect(Buffer.concat(chunks).equals(content)).toBe(true);
-    expect(Math.max(...chunks.map((chunk) => chunk.length))).toBe(1024 * 1024);
+    expect(Math.max(...chunks.map((chunk) => chunk.length))).toBe(READ_BUFFER_BYTES);
     expect(inMemory).toBe(chunks.length);
     const leases = [scanMemory.leaseReadBuffers(), scanMemory.leaseReadBuffers()];
     expect(leases.every((lease) => lease !== undefined)).toBe(true);

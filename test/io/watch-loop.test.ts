@@ -10,6 +10,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/core/events.js';
 import { Session, type SessionEvent } from '../../src/core/session.js';
+import { READ_BUFFER_BYTES } from '../../src/io/fast-path/wasm/scan-memory.js';
 import { fileSource, followSource, streamSource } from '../../src/io/sources.js';
 import { runWatchLoop, type LoopDecider, type LoopItem, type LoopResult, type SourceItem, type WatchLoopOptions } from '../../src/io/watch-loop.js';
 import { classifyText } from '../../src/replay/run-case.js';
@@ -272,8 +273,9 @@ describe('runWatchLoop over a followed file', () => {
 describe('fileSource', () => {
   it('yields the file byte for byte across many reads into its two reused buffers', async () => {
     const file = join(dir, 'big.log');
-    // 3.5 MiB of distinct lines: a chunk overwritten before it was consumed would show.
-    const bytes = Buffer.from(Array.from({ length: 60_000 }, (_, i) => `line ${i} ${'x'.repeat(i % 97)}`).join('\n'));
+    // 3.5 read buffers of distinct lines: a chunk overwritten before it was consumed would show.
+    const lines = Math.ceil((3.5 * READ_BUFFER_BYTES) / 58);
+    const bytes = Buffer.from(Array.from({ length: lines }, (_, i) => `line ${i} ${'x'.repeat(i % 97)}`).join('\n'));
     writeFileSync(file, bytes);
     const copies: Buffer[] = [];
     for await (const item of fileSource(file)) if (item.kind === 'data') copies.push(Buffer.from(item.chunk));

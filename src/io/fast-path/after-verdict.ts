@@ -36,7 +36,7 @@ const ESC = 0x1b;
 /**
  * A line at least every so many bytes let go is read to keep the clock going: a chunk's last
  * whole line, once this much went unread since a line was read. As much as a pipe gives at a
- * time: a 1 MiB read of a file and the line its end cut (read at the head of the next one)
+ * time: a big read of a file and the line its end cut (read at the head of the next one)
  * cost one such line, not two.
  */
 const CLOCK_BYTES = 64 * 1024;
