@@ -16,6 +16,7 @@
 import { fstatSync } from 'node:fs';
 import { Socket, type SocketConstructorOpts } from 'node:net';
 import { READ_BUFFER_BYTES, scanMemory } from './fast-path/wasm/scan-memory.js';
+import { widenPipe } from './pipe-capacity.js';
 import type { SourceItem } from './watch-loop.js';
 
 /** Whether `fd` is a pipe or a socket (what pipeSource reads); false when it cannot be told. */
@@ -23,6 +24,14 @@ export function isPipe(fd: number): boolean {
   try {
     const stat = fstatSync(fd);
     return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
+  }
+}
+
+function isFifo(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFIFO();
   } catch {
     return false;
   }
@@ -55,6 +64,8 @@ export function pipeSource(fd: number, options: { signal?: AbortSignal } = {}): 
     return undefined;
   }
   state.resume = () => socket.resume();
+  // A pipe's 64 KiB made each read a turn with its writer; 1 MiB if Linux gives it (pipe-capacity.ts).
+  if (isFifo(fd)) void widenPipe(fd);
   socket.on('end', () => state.end());
   socket.on('error', (error) => state.end(error));
   return chunks(socket, state, lease?.release, options.signal);
