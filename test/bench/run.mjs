@@ -12,7 +12,8 @@
  * The logs are generated (deterministically, see generate-log.mjs and generate-flood.mjs) into
  * DIR (default: a spinup-bench folder in the system temp dir) and kept there for the next run.
  * Rows (issue 18): (a) a pre-verdict NCCL_DEBUG=INFO flood start, (b) the same with one line in
- * five a shard-bar frame, (c) (a) through stdin, (d) the after-verdict serving log, (e) a user's
+ * five a shard-bar frame, (c) (a) through stdin (a pipe, as a shell's `cat LOG | spinup watch -`
+ * gives; a row beside it with stdin a socketpair, as Node's 'pipe' stdio gives), (d) the after-verdict serving log, (e) a user's
  * pack (the shipped sglang pack copied with one failure rule added), (f) replay of copies of the
  * fixture corpus, (g) cold start. Each throughput row is a ratio to `grep -cE` with the seed
  * regex on the same log, its output to a pipe (GNU grep stops at the first match when its
@@ -20,7 +21,7 @@
  * distorts less.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,7 +85,7 @@ async function main() {
   const floodBig = await ensureFlood(size, 0);
   const pack = userPack(dir);
   const packState = join(dir, 'user-pack-state');
-  const watch = (log, extra = {}) => ({ log, command: BIN, args: ['watch', '--no-follow', '--pack', extra.pack ?? 'sglang', extra.pipe ? '-' : log.file], pipe: extra.pipe ? log.file : undefined, stateDir: extra.stateDir, check: spinupFailedOom });
+  const watch = (log, extra = {}) => ({ log, command: BIN, args: ['watch', '--no-follow', '--pack', extra.pack ?? 'sglang', extra.pipe ? '-' : log.file], pipe: extra.pipe ? log.file : undefined, socketpair: extra.socketpair, stateDir: extra.stateDir, check: spinupFailedOom });
   const grep = (log, row) => ({ row, name: `grep -cE '${SEED_REGEX}'`, log, command: 'grep', args: ['-cE', SEED_REGEX, log.file], grep: true });
   const allTools = [
     { row: 'a', name: 'spinup watch --no-follow --pack sglang  (NCCL flood, pre-verdict)', ...watch(flood), vs: 'grep a' },
@@ -92,6 +93,7 @@ async function main() {
     { row: 'b', name: 'spinup watch ... (NCCL flood, 1 line in 5 a shard bar)', ...watch(floodBars), vs: 'grep b' },
     grep(floodBars, 'grep b'),
     { row: 'c', name: 'spinup watch ... -  (NCCL flood through stdin)', ...watch(flood, { pipe: true }), vs: 'a' },
+    { name: 'spinup watch ... -  (NCCL flood through stdin, a socketpair)', ...watch(flood, { pipe: true, socketpair: true }), vs: 'a' },
     // The status API: the default serves it on a unix socket; --no-state is without it; --listen adds TCP.
     { row: 'd', name: 'spinup watch --no-follow --pack sglang  (after-verdict serving log)', ...watch(big), vs: 'grep d', api: 'socket' },
     grep(big, 'grep d'),
@@ -270,11 +272,33 @@ function spinupFailedOom(result) {
 }
 
 /** `cat FILE | spinup ... -`: a real pipe, so stdin is read as a stream. */
+/**
+ * `cat LOG | spinup watch -` as a shell runs it: stdin a pipe (a FIFO, what `|` gives), cat
+ * started first and blocked on it full. With `socketpair`, stdin is what Node's 'pipe' stdio
+ * gives a child instead: a unix socketpair (a Node parent, some supervisors).
+ */
 async function measurePiped(tool) {
-  const cat = spawn('cat', [tool.pipe], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const result = await measure(tool.command, tool.args, { stdin: cat.stdout });
-  cat.kill();
-  return result;
+  if (tool.socketpair) {
+    const cat = spawn('cat', [tool.pipe], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const result = await measure(tool.command, tool.args, { stdin: cat.stdout });
+    cat.kill();
+    return result;
+  }
+  const fifo = join(dir, `stdin-${process.pid}.fifo`);
+  rmSync(fifo, { force: true });
+  if (spawnSync('mkfifo', [fifo]).status !== 0) throw new Error(`mkfifo ${fifo} failed`);
+  // The read end first, without waiting for a writer; then the write end, which a reader lets open.
+  const readFd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writeFd = openSync(fifo, constants.O_WRONLY);
+  const cat = spawn('cat', [tool.pipe], { stdio: ['ignore', writeFd, 'inherit'] });
+  closeSync(writeFd);
+  try {
+    return await measure(tool.command, tool.args, { stdin: readFd });
+  } finally {
+    closeSync(readFd);
+    cat.kill();
+    rmSync(fifo, { force: true });
+  }
 }
 
 async function timeRepeated(times, run, check) {
