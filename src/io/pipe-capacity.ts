@@ -12,7 +12,7 @@
  * big is left as it is. Where neither program runs, or the kernel says no, nothing changes but
  * the speed.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 const WANTED_BYTES = 1 << 20;
@@ -57,7 +57,12 @@ export function widenPipe(fd: number, wideners: readonly Widener[] = WIDENERS): 
     const widener = wideners[k];
     if (!widener) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const child = spawn(widener.command, widener.args(bytes), { stdio: ['ignore', 'ignore', 'ignore', fd] });
+      let child: ChildProcess;
+      try {
+        child = spawn(widener.command, widener.args(bytes), { stdio: ['ignore', 'ignore', 'ignore', fd] });
+      } catch {
+        return resolve(false); // a descriptor spawn cannot pass on, say
+      }
       child.unref();
       // Not there (ENOENT): the next one. Any other failure: the pipe stays as it is.
       child.on('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ENOENT' ? attempt(k + 1) : false));

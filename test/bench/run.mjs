@@ -13,9 +13,9 @@
  * DIR (default: a spinup-bench folder in the system temp dir) and kept there for the next run.
  * Rows (issue 18): (a) a pre-verdict NCCL_DEBUG=INFO flood start, (b) the same with one line in
  * five a shard-bar frame, (c) (a) through stdin (a pipe, as a shell's `cat LOG | spinup watch -`
- * gives; a row beside it with stdin a socketpair, as Node's 'pipe' stdio gives), (d) the after-verdict serving log, (e) a user's
- * pack (the shipped sglang pack copied with one failure rule added), (f) replay of copies of the
- * fixture corpus, (g) cold start. Each throughput row is a ratio to `grep -cE` with the seed
+ * gives; a row beside it with stdin a socketpair, as Node's 'pipe' stdio gives), (d) the
+ * after-verdict serving log, (e) a user's pack (the shipped sglang pack copied with one failure
+ * rule added), (f) replay of copies of the fixture corpus, (g) cold start. Each throughput row is a ratio to `grep -cE` with the seed
  * regex on the same log, its output to a pipe (GNU grep stops at the first match when its
  * output is /dev/null); by wall time and by CPU time (user + system), which a loaded machine
  * distorts less.
