@@ -11,6 +11,9 @@
  *                         module each; and V8 keeps a code cache of a script, not of an ES module
  *                         (on Node 20). Code loaded with import() stays in the file but runs only
  *                         when used (esbuild's lazy module init): `watch` never runs lint's.
+ *   dist/replay/replay-worker.cjs
+ *                         the replay worker thread's module and all it imports, one CommonJS
+ *                         script (worker-pool.ts starts it when it is there)
  *   dist/cli/code-cache/  code caches (cli/code-cache.ts) of a watch of a fixture, run here just
  *                         now under this node: with and without the shebang's flags, the two ways
  *                         the bin is started (`spinup ...`, `node dist/cli/bin.js ...`)
@@ -38,14 +41,17 @@ const cacheDir = join(outdir, 'code-cache');
 // A short start that ends READY, through detection, stages, the verdict and the history.
 const TRAINING_LOG = join(root, 'fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log');
 
-/** Each bundled module's `import.meta.url` as the URL of the file tsc wrote, relative to `base` (the bundle's own URL). */
-const ownUrl = (base) => ({
+/**
+ * Each bundled module's `import.meta.url` as the URL of the file tsc wrote, relative to `base`
+ * (the URL of the bundle, which lies in `bundleDir`).
+ */
+const ownUrl = (base, bundleDir = outdir) => ({
   name: 'own-import-meta-url',
   setup(bundler) {
     bundler.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       if (!source.includes('import.meta.url')) return { contents: source, loader: 'js' };
-      const fromBundle = relative(outdir, args.path).split(sep).join('/');
+      const fromBundle = relative(bundleDir, args.path).split(sep).join('/');
       const url = `new URL(${JSON.stringify(fromBundle)}, ${base}).href`;
       return { contents: source.replace(/\bimport\.meta\.url\b/g, url), loader: 'js' };
     });
@@ -65,6 +71,7 @@ const common = {
 };
 
 for (const name of readdirSync(outdir)) if (/^bin-.*\.c?js$|^bin\.cjs$/.test(name)) rmSync(join(outdir, name));
+rmSync(join(root, 'dist', 'replay', 'replay-worker.cjs'), { force: true });
 rmSync(cacheDir, { recursive: true, force: true });
 
 await build({
@@ -91,6 +98,19 @@ const loader = {
 await build({ ...loader, outfile: binCjs, format: 'cjs', banner: { js: CJS_URL }, plugins: [ownUrl('__bundleUrl')] });
 await build({ ...loader, outfile: bin, allowOverwrite: true, format: 'esm', plugins: [ownUrl('import.meta.url')] });
 for (const file of [bin, binCjs]) chmodSync(file, 0o755);
+
+// The replay worker's thread, one CommonJS script too: loading tsc's ~60 modules one by one as
+// ES modules cost each worker about 6.5 MB more (an idle worker with its packs: 19 MB above the
+// process, 12.7 MB bundled), which a replay on two threads has to fit under 100 MB with.
+const replayDir = join(root, 'dist', 'replay');
+await build({
+  ...common,
+  entryPoints: [join(replayDir, 'replay-worker.js')],
+  outfile: join(replayDir, 'replay-worker.cjs'),
+  format: 'cjs',
+  banner: { js: CJS_URL },
+  plugins: [ownUrl('__bundleUrl', replayDir)],
+});
 
 train();
 

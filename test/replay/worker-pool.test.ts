@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPacks } from '../../src/replay/load-families.js';
 import type { ReplayCase, ReplayedCase } from '../../src/replay/replay-case.js';
-import { replayOnWorkers } from '../../src/replay/worker-pool.js';
+import { replayOnWorkers, workerEntry } from '../../src/replay/worker-pool.js';
 import { repoRoot } from '../helpers/run-main.js';
 
 const ANSWERING = new URL('../helpers/replay-workers/answering-worker.mjs', import.meta.url);
@@ -30,6 +30,16 @@ function corpus(names: string[]): ReplayCase[] {
 const names = (count: number, odd: Record<number, string> = {}): string[] => Array.from({ length: count }, (_, i) => `${String(i).padStart(2, '0')}-${odd[i] ?? 'ready'}`);
 
 describe('replayOnWorkers', () => {
+  it('starts the build\'s one-script bundle of the worker, which replays real fixtures as the modules do', async () => {
+    const entry = workerEntry();
+    expect(entry.pathname.endsWith('/dist/replay/replay-worker.cjs')).toBe(true);
+    const cases = corpus(names(6));
+    const seen: ReplayedCase[] = [];
+    await replayOnWorkers({ cases, workers: 1, coverage: false, onCase: (c) => seen.push(c) });
+    expect(seen.map((c) => c.log)).toEqual(cases.map((c) => (c.kind === 'pair' ? c.pair.log : '')));
+    for (const c of seen) expect(c).toMatchObject({ pass: true, family: 'vllm', verdict: { verdict: 'ready' } });
+  });
+
   it('reports cases in discovery order although the workers answer out of order', async () => {
     const cases = corpus(names(12));
     const seen: string[] = [];
