@@ -18,8 +18,8 @@
  *                         now under this node: with and without the shebang's flags, the two ways
  *                         the bin is started (`spinup ...`, `node dist/cli/bin.js ...`)
  *
- * Every other file of dist/ stays as tsc wrote it: the library (dist/index.js) and anything
- * started by path (a worker thread's module) run unbundled. Code that finds files next to its
+ * Every other file of dist/ stays as tsc wrote it: the library (dist/index.js) and the other
+ * worker threads' modules (the pack reader's) run unbundled. Code that finds files next to its
  * own module (`import.meta.url`: the rules, package.json, the build's pack table, a worker's
  * module, createRequire) keeps finding them: in a bundle each module's `import.meta.url` is
  * rewritten to the URL of its tsc output file.
