@@ -24,8 +24,8 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /**
    * The consumer is done with a chunk when it asks for the next item (the watch loop's way): the
-   * file is then read into one buffer of READ_BUFFER_BYTES, leased from the fast path's scan memory if one is
-   * free, so a backlog is read in big chunks the kernels scan where they lie. Without it (or a
+   * file is then read into one buffer of READ_BUFFER_BYTES, leased from the fast path's scan
+   * memory if one is free, so a backlog is read in big chunks the kernels scan where they lie. Without it (or a
    * free lease) each chunk is a buffer of its own, of at most 64 KiB.
    */
   reuseBuffer?: boolean;
@@ -250,8 +250,8 @@ async function* drain(cur: OpenFile, path: string, stopped: () => boolean, reuse
 /**
  * The read buffer of the scan memory (see FollowOptions.reuseBuffer), while a lease is free:
  * the followers of a many-node group past the first two read as without it, rather than each
- * holding a read buffer of its own. One serves: the next read begins only when the consumer asks for the
- * next item.
+ * holding a read buffer of its own. One serves: the next read begins only when the consumer
+ * asks for the next item.
  */
 class ReadBuffer {
   private constructor(private readonly lease: { buffers: [Buffer, Buffer]; release: () => void }) {}

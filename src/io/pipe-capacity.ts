@@ -8,12 +8,13 @@
  *
  * The size is a property of the pipe, set by fcntl(F_SETPIPE_SZ) through any descriptor of it;
  * Node has no fcntl, so a one-line perl (Essential on Debian and Ubuntu; python3 where perl is
- * missing) does it on the descriptor it inherits (as its fd 3), reading nothing from it. A pipe already that
- * big is left as it is. Where neither program runs, or the kernel says no, nothing changes but
- * the speed.
+ * missing) does it on the descriptor it inherits (as its fd 3), reading nothing from it. A pipe
+ * already that big is left as it is. Where neither program runs, or the kernel says no, nothing
+ * changes but the speed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const WANTED_BYTES = 1 << 20;
 const F_SETPIPE_SZ = 1031;
@@ -53,6 +54,8 @@ export const WIDENERS: readonly Widener[] = [
 export function widenPipe(fd: number, wideners: readonly Widener[] = WIDENERS): Promise<boolean> {
   if (process.platform !== 'linux') return Promise.resolve(false);
   const bytes = Math.min(WANTED_BYTES, pipeMaxSize());
+  // Loaded here, not with the module: a watch of a file never needs it (about 2 ms of a cold start).
+  const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
   const attempt = (k: number): Promise<boolean> => {
     const widener = wideners[k];
     if (!widener) return Promise.resolve(false);

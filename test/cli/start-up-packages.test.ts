@@ -80,3 +80,18 @@ describe('a start loads no pack-reading machinery it does not need', () => {
     expect(isolated.stderr).toBe(inProcess.stderr);
   });
 });
+
+describe('a watch of a file loads no builtin it does not need', () => {
+  it('neither node:child_process (only a pipe on stdin spawns, to widen it) nor node:http (the status API comes later)', () => {
+    const record = join(dir, 'builtins.txt');
+    const result = spawnSync(process.execPath, ['--require', join(repoRoot, 'test/helpers/record-builtins.cjs'), BIN, 'watch', '--no-follow', readyLog], {
+      env: { ...process.env, NO_COLOR: '1', XDG_STATE_HOME: state, RECORD_BUILTINS_TO: record },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(0);
+    const builtins = readFileSync(record, 'utf8').split('\n').filter(Boolean);
+    expect(builtins).toContain('fs'); // the list is real
+    expect(builtins.filter((name) => ['child_process', 'http', 'crypto'].includes(name))).toEqual([]);
+  });
+});
