@@ -55,6 +55,8 @@ export class LiveStatus implements EventSink {
   private written = -1;
   private timer: NodeJS.Timeout | undefined;
   private readonly startedAt = wallDate();
+  /** The run's id, from its start: the socket's name and the state file's. */
+  private readonly runId = newRunId(this.startedAt, process.pid);
   private log: string | undefined;
   /** Until STATE_AFTER_MS: the state file and socket are still to come. */
   private stateTimer: NodeJS.Timeout | undefined;
@@ -119,10 +121,9 @@ export class LiveStatus implements EventSink {
   private async openState(): Promise<void> {
     const dir = runsDir(this.options.io.env);
     if (dir === undefined) return;
-    const id = newRunId(this.startedAt, process.pid);
     try {
       ensureRunsDir(dir);
-      const socket = socketPathFor({ dir, id, uid: process.getuid?.() ?? 0, tmp: tmpdir() });
+      const socket = socketPathFor({ dir, id: this.runId, uid: process.getuid?.() ?? 0, tmp: tmpdir() });
       await this.server.listenUnix(socket);
       this.socket = socket;
     } catch (error) {
@@ -156,7 +157,7 @@ export class LiveStatus implements EventSink {
   private createRun(dir: string, socket: string | undefined): void {
     this.dir = dir;
     const stamp = this.startedAt.toISOString();
-    this.run = { schema: RUN_SCHEMA, id: newRunId(this.startedAt, process.pid), command: this.options.command, pid: process.pid, host: hostname(), started_at: stamp, updated_at: stamp, listen_url: this.url, socket, log: this.log, status: this.model.snapshot() };
+    this.run = { schema: RUN_SCHEMA, id: this.runId, command: this.options.command, pid: process.pid, host: hostname(), started_at: stamp, updated_at: stamp, listen_url: this.url, socket, log: this.log, status: this.model.snapshot() };
   }
 
   get id(): string | undefined {

@@ -1,4 +1,7 @@
-/** Where spinup keeps what it learns on a machine by default: `$XDG_STATE_HOME/spinup/`. */
+/**
+ * Where spinup keeps what it learns on a machine by default: `$XDG_STATE_HOME/spinup/` (the
+ * history, the pack cache, the code cache, the state files of runs).
+ */
 import { isAbsolute, join } from 'node:path';
 
 /**

@@ -8,9 +8,10 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PackSource } from '../core/pack-types.js';
+import { defaultStateDir } from '../history/history-path.js';
 import type { PatternFacts } from './pattern-analysis.js';
 
 /** Bump when what is cached, or how it is derived, changes. */
@@ -34,9 +35,8 @@ interface CacheFile {
 
 /** `$XDG_STATE_HOME/spinup/packs` (or under `~/.local/state`); undefined when `env` names no home. */
 export function packCacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  if (env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME)) return join(env.XDG_STATE_HOME, 'spinup', 'packs');
-  const home = env.HOME || env.USERPROFILE;
-  return home && isAbsolute(home) ? join(home, '.local', 'state', 'spinup', 'packs') : undefined;
+  const state = defaultStateDir(env);
+  return state === undefined ? undefined : join(state, 'packs');
 }
 
 /** The cached pack for `file`, when every file of its include walk still has the text it was checked with. */

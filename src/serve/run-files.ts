@@ -5,7 +5,8 @@
  * with the user's last session, which is exactly the SSH drop `attach` is for.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
+import { defaultStateDir } from '../history/history-path.js';
 import type { StatusSnapshot } from '../status/status-snapshot.js';
 
 export const RUN_SCHEMA = 'spinup.run/v1';
@@ -41,9 +42,8 @@ const MAX_SOCKET_PATH = 100;
 
 /** Undefined when the environment names no home (a test calling `main` with a bare env). */
 export function runsDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  if (env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME)) return join(env.XDG_STATE_HOME, 'spinup', 'runs');
-  const home = env.HOME || env.USERPROFILE;
-  return home && isAbsolute(home) ? join(home, '.local', 'state', 'spinup', 'runs') : undefined;
+  const state = defaultStateDir(env);
+  return state === undefined ? undefined : join(state, 'runs');
 }
 
 /** `20261201-195430-12345`: sortable by time, unique per process. */
