@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { widenPipe, WIDENERS, type Widener } from '../../src/io/pipe-capacity.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'spinup-pipe-capacity-'));
@@ -17,13 +17,18 @@ let fifos = 0;
 const DEFAULT_CAPACITY = 64 * 1024;
 const wanted = Math.min(1 << 20, Number(readFileSync('/proc/sys/fs/pipe-max-size', 'utf8')));
 
-/** Both ends of a new FIFO, non-blocking. */
-function fifo(): { read: number; write: number; close: () => void } {
+/** Descriptors a test opened, closed after it. */
+const opened: number[] = [];
+afterEach(() => opened.splice(0).forEach((fd) => closeSync(fd)));
+
+/** Both ends of a new FIFO, non-blocking (closed after the test). */
+function fifo(): { read: number; write: number } {
   const path = join(dir, `fifo-${++fifos}`);
   expect(spawnSync('mkfifo', [path]).status).toBe(0);
   const read = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   const write = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
-  return { read, write, close: () => [read, write].forEach((fd) => closeSync(fd)) };
+  opened.push(read, write);
+  return { read, write };
 }
 
 /** Fills the pipe till it takes no more, then empties it: the bytes it held. */
@@ -75,54 +80,39 @@ const runs = (command: string, args: string[]): boolean => spawnSync(command, ar
 describe('widenPipe', () => {
   it('makes a 64 KiB pipe hold 1 MiB (pipe-max-size, if less), keeping the bytes already in it', async () => {
     const ends = fifo();
-    try {
-      expect(capacity(ends)).toBe(DEFAULT_CAPACITY);
-      writeSync(ends.write, 'written before\n');
-      expect(await widenPipe(ends.read)).toBe(true);
-      // Still non-blocking: a blocking read end would stall the watch (and hang this test).
-      expect(nonBlocking(ends.read)).toBe(true);
-      expect(drain(ends.read).toString()).toBe('written before\n');
-      expect(capacity(ends)).toBe(wanted);
-      // Asked again, a pipe that big is left as it is.
-      expect(await widenPipe(ends.read)).toBe(true);
-      expect(capacity(ends)).toBe(wanted);
-    } finally {
-      ends.close();
-    }
+    expect(capacity(ends)).toBe(DEFAULT_CAPACITY);
+    writeSync(ends.write, 'written before\n');
+    expect(await widenPipe(ends.read)).toBe(true);
+    // Still non-blocking: a blocking read end would stall the watch (and hang this test).
+    expect(nonBlocking(ends.read)).toBe(true);
+    expect(drain(ends.read).toString()).toBe('written before\n');
+    expect(capacity(ends)).toBe(wanted);
+    // Asked again, a pipe that big is left as it is.
+    expect(await widenPipe(ends.read)).toBe(true);
+    expect(capacity(ends)).toBe(wanted);
   });
 
   it('goes on to the next program when one is missing, and changes nothing when none is there', async () => {
     const ends = fifo();
-    try {
-      expect(await widenPipe(ends.read, [missing])).toBe(false);
-      expect(capacity(ends)).toBe(DEFAULT_CAPACITY);
-      expect(await widenPipe(ends.read, [missing, perl])).toBe(true);
-      expect(capacity(ends)).toBe(wanted);
-    } finally {
-      ends.close();
-    }
+    expect(await widenPipe(ends.read, [missing])).toBe(false);
+    expect(capacity(ends)).toBe(DEFAULT_CAPACITY);
+    expect(await widenPipe(ends.read, [missing, perl])).toBe(true);
+    expect(capacity(ends)).toBe(wanted);
   });
 
   it('with python3 alone: widened where python3 runs, else left as it was', async () => {
     const ends = fifo();
-    try {
-      const there = runs('python3', ['-c', '0']);
-      expect(await widenPipe(ends.read, [python])).toBe(there);
-      expect(capacity(ends)).toBe(there ? wanted : DEFAULT_CAPACITY);
-    } finally {
-      ends.close();
-    }
+    const there = runs('python3', ['-c', '0']);
+    expect(await widenPipe(ends.read, [python])).toBe(there);
+    expect(capacity(ends)).toBe(there ? wanted : DEFAULT_CAPACITY);
   });
 
   it('says no for what is not a pipe, and leaves it alone', async () => {
     const path = join(dir, 'plain.log');
     const fd = openSync(path, 'w+');
-    try {
-      writeSync(fd, 'a line\n');
-      expect(await widenPipe(fd, [perl])).toBe(false);
-      expect(readFileSync(path, 'utf8')).toBe('a line\n');
-    } finally {
-      closeSync(fd);
-    }
+    opened.push(fd);
+    writeSync(fd, 'a line\n');
+    expect(await widenPipe(fd, [perl])).toBe(false);
+    expect(readFileSync(path, 'utf8')).toBe('a line\n');
   });
 });
