@@ -166,6 +166,21 @@ describe('the code cache, through the bin', () => {
     return { file, bytes: readFileSync(file), inode: statSync(file).ino };
   };
 
+  /**
+   * `planted` written as the cache `file` of `state`: the next watch prints what the `first` did
+   * and writes a cache of its own in its place, which the watch after it is served by.
+   */
+  const replacedThenServed = (state: string, file: string, planted: Buffer, first: ReturnType<typeof watch>): void => {
+    writeFileSync(file, planted);
+    const plantedInode = statSync(file).ino;
+    expect(watch(state)).toEqual(first);
+    const replaced = cacheIn(state);
+    expect(replaced.inode).not.toBe(plantedInode);
+    expect(replaced.bytes.equals(planted)).toBe(false);
+    expect(watch(state)).toEqual(first);
+    expect(cacheIn(state).inode).toBe(replaced.inode);
+  };
+
   it('writes its cache after the first run, then is served by it; a damaged one is ignored and written anew; the output never changes', () => {
     const state = join(scratch, 'bin-state');
     const first = watch(state);
@@ -178,14 +193,7 @@ describe('the code cache, through the bin', () => {
 
     const damaged = Buffer.from(written.bytes);
     for (let at = 1000; at < damaged.length; at += 997) damaged[at]! ^= 0x5a;
-    writeFileSync(written.file, damaged);
-    const planted = statSync(written.file).ino;
-    expect(watch(state)).toEqual(first);
-    const rewritten = cacheIn(state);
-    expect(rewritten.inode).not.toBe(planted);
-    expect(rewritten.bytes.equals(damaged)).toBe(false);
-    expect(watch(state)).toEqual(first);
-    expect(cacheIn(state).inode).toBe(rewritten.inode);
+    replacedThenServed(state, written.file, damaged, first);
   });
 
   it('a cache V8 refuses (made under other flags) though its header fits is replaced by one it takes', () => {
@@ -196,13 +204,6 @@ describe('the code cache, through the bin', () => {
     const shipped = join(repoRoot, 'dist/cli/code-cache');
     const other = readFileSync(join(shipped, readdirSync(shipped)[0]!));
     expect(other.subarray(8, 16)).toEqual(mine.bytes.subarray(8, 16));
-    writeFileSync(mine.file, other);
-    const planted = statSync(mine.file).ino;
-    expect(watch(state)).toEqual(first);
-    const replaced = cacheIn(state);
-    expect(replaced.inode).not.toBe(planted);
-    expect(replaced.bytes.equals(other)).toBe(false);
-    expect(watch(state)).toEqual(first);
-    expect(cacheIn(state).inode).toBe(replaced.inode);
+    replacedThenServed(state, mine.file, other, first);
   });
 });
