@@ -1,4 +1,5 @@
 /** Compiles pack sources (the family file and the files it includes) into one ready-to-run pack. */
+import { MessageIndex, type CatalogMessage } from './message-catalog.js';
 import { parseDuration } from './duration.js';
 import type {
   CompiledFailure,
@@ -54,6 +55,8 @@ export interface CompileOptions {
    * the packs generalise; the default keeps every rule.
    */
   withoutCauseRules?: 'family' | 'all';
+  /** The servers' own messages (catalog/), which name causes before the inference tables do. */
+  messages?: readonly CatalogMessage[];
 }
 
 /**
@@ -107,7 +110,7 @@ function compileSources(sources: PackSource[], options: CompileOptions): Compile
     benign: [],
     failures: [],
     frameFailures: [],
-    inference: { words: [], classes: [], packages: [], fallback_words: [], remedies: [], symptoms: [] },
+    inference: { messages: messageIndex(options.messages), words: [], classes: [], packages: [], fallback_words: [], remedies: [], symptoms: [] },
     budgets: {},
     coldFloors: {},
     stageRank: rankStages(family),
@@ -247,4 +250,14 @@ function requireDuration(text: string, pack: string, where: string): number {
   const ms = parseDuration(text);
   if (ms === undefined) throw new RuleCompileError(pack, where, `unparsable duration "${text}"`);
   return ms;
+}
+
+const NO_MESSAGES: readonly CatalogMessage[] = [];
+const indexes = new WeakMap<readonly CatalogMessage[], MessageIndex>();
+
+/** One index per message list: a family pack and its shared rules use the same. */
+function messageIndex(messages: readonly CatalogMessage[] = NO_MESSAGES): MessageIndex {
+  let index = indexes.get(messages);
+  if (index === undefined) indexes.set(messages, (index = new MessageIndex(messages)));
+  return index;
 }

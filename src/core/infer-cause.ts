@@ -1,10 +1,13 @@
 /**
  * The cause-inference layer: an exception no failure rule names still says what went wrong,
- * through its words, its class or the library it was raised in. The tables are pack data
- * (`inference:`), consulted most specific first: words, then class, then package, then the
- * words so common (`must be`) that they speak only when nothing more specific does.
+ * through its words, its class or the library it was raised in. Consulted most specific first:
+ * the servers' own messages (the catalog: the very text the source raises), then the pack's
+ * tables (`inference:`): words, class, package, and last the words so common (`must be`) that
+ * they speak only when nothing more specific does.
  */
+import { classFits, type CatalogMessage } from './message-catalog.js';
 import type { CompiledInference, CompiledInferenceTables, CompiledRule } from './pack-types.js';
+import type { Cause } from './vocabulary.js';
 
 export interface InferenceInput {
   /** `torch.OutOfMemoryError`, `ValueError`. */
@@ -18,6 +21,7 @@ export interface InferenceInput {
 /** The entry that names the cause, or undefined when the tables know nothing about this exception. */
 export function inferCause(tables: CompiledInferenceTables, input: InferenceInput): CompiledInference | undefined {
   return (
+    fromMessage(tables, input.words, input.className) ??
     tables.words.find((entry) => entry.regex.test(input.words)) ??
     tables.classes.find((entry) => entry.regex.test(input.className)) ??
     (input.frameFile === undefined ? undefined : tables.packages.find((entry) => entry.regex.test(input.frameFile!))) ??
@@ -42,4 +46,45 @@ export function isRemedy(tables: CompiledInferenceTables, body: string): boolean
 export function isOpaque(message: string): boolean {
   const text = message.trim();
   return text === '' || /^[A-Z][A-Z0-9_]*(?: \(-?\d+\))?$/.test(text);
+}
+
+/**
+ * An exception names its cause through a fatal message the source raises: not a logged line's
+ * words caught in its continuation, not a wrapper that only restates a death (a symptom).
+ */
+const raisedFatal =
+  (className: string) =>
+  (message: CatalogMessage): boolean =>
+    message.kind === 'fatal' && message.printed === 'exception' && message.cause !== undefined && classFits(message, className);
+
+/**
+ * The catalog message these words are an instance of, as an inference entry: its cause, with the
+ * pack's own words for that cause (the first inference entry naming it) as message and hint.
+ */
+export function fromMessage(tables: CompiledInferenceTables, words: string, className: string): CompiledInference | undefined {
+  const message = tables.messages.find(words, raisedFatal(className));
+  return message && messageInference(tables, message);
+}
+
+const inferences = new WeakMap<CatalogMessage, CompiledInference>();
+
+function messageInference(tables: CompiledInferenceTables, message: CatalogMessage): CompiledInference {
+  let entry = inferences.get(message);
+  if (entry === undefined) {
+    const text = causeText(tables, message.cause!);
+    entry = { id: `catalog/${message.id}`, pack: 'catalog', kind: 'inference', regex: NEVER, description: 'a message of the catalog', order: -1, table: 'words', cause: message.cause!, message: text.message, hint: text.hint };
+    inferences.set(message, entry);
+  }
+  return entry;
+}
+
+const NEVER = /(?!)/;
+const GENERIC = { message: 'the server raised an error its source makes fatal', hint: 'Read the message: it is the server\'s own words for what went wrong.' };
+
+function causeText(tables: CompiledInferenceTables, cause: Cause): { message: string; hint: string } {
+  for (const table of [tables.words, tables.classes, tables.packages, tables.fallback_words]) {
+    const entry = table.find((e) => e.cause === cause);
+    if (entry) return { message: entry.message, hint: entry.hint };
+  }
+  return GENERIC;
 }

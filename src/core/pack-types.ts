@@ -3,6 +3,7 @@
  * pack-source.ts), then compiled once at the edge (`Compiled*`) so the classifier only ever runs
  * prepared regular expressions.
  */
+import type { MessageIndex } from './message-catalog.js';
 import type { RulePrefilter } from './prefilter.js';
 import type { CompiledKinds, RuleKind } from './rule-kinds.js';
 import type { Cause, Stage } from './vocabulary.js';
@@ -102,6 +103,8 @@ export interface CompiledInference extends CompiledRule {
 
 /** The inference tables in the order they are consulted: words, class, package, fallback words. */
 export interface CompiledInferenceTables {
+  /** The servers' own messages (catalog/): consulted before every table below. */
+  messages: MessageIndex;
   words: CompiledInference[];
   fallback_words: CompiledInference[];
   classes: CompiledInference[];

@@ -4,6 +4,7 @@
  * loads no YAML parser, schema or regex analyser: the CLI asks here first and loads the careful
  * reader (load-pack.ts) only when this has no answer.
  */
+import { catalogMessages } from './catalog-messages.js';
 import { compilePack, type CompileOptions } from '../core/compile-pack.js';
 import type { CompiledPack, PackSource } from '../core/pack-types.js';
 import { capPolynomialPatterns } from './cap-polynomial.js';
@@ -35,6 +36,6 @@ function compileKnown(sources: PackSource[], table: PrecompiledTable | undefined
     complete = false;
     return UNKNOWN;
   };
-  const pack = compilePack(sources, { ...lookupAnalysis(table, facts, unknown), withoutCauseRules: options.withoutCauseRules });
+  const pack = compilePack(sources, { ...lookupAnalysis(table, facts, unknown), withoutCauseRules: options.withoutCauseRules, messages: catalogMessages() });
   return complete ? pack : undefined;
 }

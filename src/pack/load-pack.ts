@@ -1,4 +1,5 @@
 /** Loads rule packs from YAML: parse with positions, check the schema, resolve includes, compile. */
+import { catalogMessages } from './catalog-messages.js';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { compilePack, RuleCompileError, type CompileOptions } from '../core/compile-pack.js';
@@ -100,7 +101,7 @@ export function loadPack(ref: string, loadOptions: LoadOptions | string = {}): C
   const checked = loadCheckedPack(file, { cacheDir, withoutCauseRules });
   if (checked) return checked;
   const read = options.isolate ? readPackInWorker(file, cacheDir) : undefined;
-  if (read) return capPolynomialPatterns(compilePack(read.sources, { ...patternAnalysis(undefined, read.facts), withoutCauseRules }), read.polynomial);
+  if (read) return capPolynomialPatterns(compilePack(read.sources, { ...patternAnalysis(undefined, read.facts), withoutCauseRules, messages: catalogMessages() }), read.polynomial);
   return readPackCarefully(file, { cacheDir, withoutCauseRules }).pack;
 }
 
@@ -126,7 +127,7 @@ export function readPackCarefully(file: string, options: { cacheDir?: string; wi
 export function compileFiles(files: PackFile[], options: { facts?: Map<string, PatternFacts>; table?: null; withoutCauseRules?: CompileOptions['withoutCauseRules'] } = {}): CompiledPack {
   const table = options.table === null ? undefined : precompiledTable();
   try {
-    return compilePack(files.map((f) => f.data), { ...patternAnalysis(table, options.facts), withoutCauseRules: options.withoutCauseRules });
+    return compilePack(files.map((f) => f.data), { ...patternAnalysis(table, options.facts), withoutCauseRules: options.withoutCauseRules, messages: catalogMessages() });
   } catch (error) {
     if (error instanceof RuleCompileError) throw new PackError([locateCompileError(files, error)]);
     throw error;

@@ -8,6 +8,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { formatDiagnostic, PackError } from './diagnostic.js';
+import { readCatalogMessages } from './catalog-messages.js';
 import { compileFiles, readPackWithIncludes, shippedRulesDir } from './load-pack.js';
 import type { PatternFacts } from './pattern-analysis.js';
 import { PRECOMPILED_FILE, PRECOMPILED_VERSION, type PrecompiledTable } from './precompiled-packs.js';
@@ -24,6 +25,7 @@ export function buildPrecompiledTable(rulesDir = shippedRulesDir()): Precompiled
     const own = files[0]!;
     table.packs[name] = { text: own.source.text, data: own.data };
   }
+  table.messages = readCatalogMessages();
   for (const [key, { literals, firstUnits, shortLiterals }] of facts) {
     table.literals[key] = literals;
     table.firstUnits[key] = firstUnits;

@@ -8,13 +8,14 @@
  * so an edited pack is read, checked and analysed like any user pack. The table is a start-up
  * cache and nothing more: a pattern it does not know is analysed at load (pattern-analysis.ts).
  */
+import type { CatalogMessage } from '../core/message-catalog.js';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PackSource } from '../core/pack-types.js';
 
 export const PRECOMPILED_FILE = 'precompiled-packs.json';
-export const PRECOMPILED_VERSION = 1;
+export const PRECOMPILED_VERSION = 2;
 
 export interface PrecompiledTable {
   version: number;
@@ -26,6 +27,8 @@ export interface PrecompiledTable {
   firstUnits: Record<string, string | null>;
   /** By `patternKey`, for patterns without `literals`: required literals of 2+ characters. */
   shortLiterals?: Record<string, string[]>;
+  /** The shipped catalog's messages (catalog-messages.ts). */
+  messages?: CatalogMessage[];
 }
 
 /** One pattern with its flag, as the table keys it. */

@@ -1,0 +1,89 @@
+/**
+ * The servers' own messages, as their source prints them (catalog/*.yaml, read by the pack
+ * layer): a fixed fragment of each message, what kind of message it is and what cause it names.
+ * An exception or error line whose words hold one of these fragments is that message: its cause
+ * is the source's, not a guess from a class name or a package path.
+ *
+ * Looked up only on lines that are already root-cause candidates (an exception, an error-level
+ * line), through an index by the longest word of each fragment, so a lookup costs a few map
+ * reads whatever the size of the catalog.
+ */
+import type { Cause } from './vocabulary.js';
+
+export type MessageKind = 'fatal' | 'survivable' | 'symptom' | 'fatal_if_exception_follows';
+
+export interface CatalogMessage {
+  id: string;
+  /** A verbatim fixed fragment of the printed text. */
+  literal: string;
+  kind: MessageKind;
+  /** The first cause the catalog names (absent for survivable messages). */
+  cause?: Cause;
+  /** How the source prints it: `exception`, `error`, `warning`, `info`, `print` or `native`. */
+  printed: 'exception' | 'error' | 'warning' | 'info' | 'print' | 'native';
+  /** For an exception: its class without the module (`OutOfMemoryError`). */
+  className?: string;
+}
+
+/** A fragment this long names one message; a shorter one (`No module named`) only with its exception class. */
+export const SPECIFIC_LITERAL = 25;
+
+/** Whether an exception of class `className` (as printed, with its module) may be this message. */
+export function classFits(message: CatalogMessage, className: string): boolean {
+  if (message.literal.length >= SPECIFIC_LITERAL || message.className === undefined) return true;
+  const printed = className.slice(className.lastIndexOf('.') + 1);
+  // A config dataclass's ValueError is printed by pydantic as a ValidationError (vLLM >= 0.10).
+  return printed === message.className || (printed === 'ValidationError' && message.className === 'ValueError');
+}
+
+const WORDS = /[A-Za-z][A-Za-z0-9_]{4,}/g;
+
+export class MessageIndex {
+  private readonly byWord = new Map<string, CatalogMessage[]>();
+  /** Messages with no word long enough to index: checked on every lookup (few). */
+  private readonly unindexed: CatalogMessage[] = [];
+
+  constructor(readonly messages: readonly CatalogMessage[]) {
+    for (const message of messages) {
+      const word = keyWord(message.literal);
+      if (word === undefined) {
+        this.unindexed.push(message);
+        continue;
+      }
+      const list = this.byWord.get(word);
+      if (list) list.push(message);
+      else this.byWord.set(word, [message]);
+    }
+  }
+
+  /**
+   * The message `text` is an instance of: of those whose fragment it holds, the longest fragment
+   * (the most specific message); undefined when it holds none.
+   */
+  find(text: string, accept: (message: CatalogMessage) => boolean = () => true): CatalogMessage | undefined {
+    let best: CatalogMessage | undefined;
+    const consider = (message: CatalogMessage): void => {
+      if ((best === undefined || message.literal.length > best.literal.length) && text.includes(message.literal) && accept(message)) best = message;
+    };
+    for (const match of text.matchAll(WORDS)) {
+      const list = this.byWord.get(match[0]);
+      if (list) for (const message of list) consider(message);
+    }
+    for (const message of this.unindexed) consider(message);
+    return best;
+  }
+}
+
+/**
+ * The longest word of a fragment that the printed text tokenizes the same way: one with a
+ * non-word character on each side inside the fragment (its edge words may be cut mid-word).
+ */
+function keyWord(literal: string): string | undefined {
+  let best: string | undefined;
+  for (const m of literal.matchAll(WORDS)) {
+    const before = literal[m.index - 1];
+    const inner = before !== undefined && !/\w/.test(before) && m.index + m[0].length < literal.length;
+    if (inner && (best === undefined || m[0].length > best.length)) best = m[0];
+  }
+  return best;
+}
