@@ -7,6 +7,7 @@ import { budgetFor, budgetMsFor, type BudgetOptions } from './budgets.js';
 import type { Budget, ClassifierEvent, LogLine, Verdict } from './events.js';
 import { guardFrames } from './line-guard.js';
 import { matchFrame } from './match-frame.js';
+import { lineMessage } from './message-catalog.js';
 import type { CompiledPack } from './pack-types.js';
 import { parseFrame } from './parse-line.js';
 import type { QuietScope } from './prefilter.js';
@@ -106,7 +107,7 @@ export class Classifier {
     const frames = guardFrames(text);
     if (frames.length !== 1 || frames[0] !== text) return false;
     const match = this.read(text);
-    return !match.frame.time && !acts(match);
+    return !match.frame.time && !acts(match) && lineMessage(this.pack.inference.messages, match.frame.body, match.frame.level) === undefined;
   };
 
   /** Parses and matches one guarded frame (a repeated frame from memory: see `lastText`). */

@@ -68,7 +68,7 @@ export function fromMessage(tables: CompiledInferenceTables, words: string, clas
 
 const inferences = new WeakMap<CatalogMessage, CompiledInference>();
 
-function messageInference(tables: CompiledInferenceTables, message: CatalogMessage): CompiledInference {
+export function messageInference(tables: CompiledInferenceTables, message: CatalogMessage): CompiledInference {
   let entry = inferences.get(message);
   if (entry === undefined) {
     const text = causeText(tables, message.cause!);

@@ -87,3 +87,32 @@ function keyWord(literal: string): string | undefined {
   }
   return best;
 }
+
+/** Levels at which a line is no error, whatever its words (a logged INFO line may quote one). */
+const CALM_LEVELS = new Set(['INFO', 'DEBUG', 'I', 'TRACE', 'NOTE']);
+const WARNING_LEVELS = new Set(['WARNING', 'WARN', 'W']);
+
+/**
+ * The message a line that is not an exception prints, when the catalog says it names a cause:
+ * a fatal native, printed or logged error line (the process dies after it), or a line that is
+ * fatal once an exception follows. Its level must agree: a calm line never; a warning only for a
+ * message the source logs as one.
+ */
+export function lineMessage(index: MessageIndex, body: string, level: string | undefined): CatalogMessage | undefined {
+  if (level !== undefined && CALM_LEVELS.has(level)) return undefined;
+  const warning = level !== undefined && WARNING_LEVELS.has(level);
+  return index.find(body, (m) => namesLineCause(m) && (!warning || m.printed === 'warning' || m.kind === 'fatal_if_exception_follows'));
+}
+
+/**
+ * A line message that names a cause of its own: not an exception (those close tracebacks), and
+ * not one that only says a process died (`Traceback (most recent call last):`, cause crash).
+ */
+function namesLineCause(m: CatalogMessage): boolean {
+  return m.printed !== 'exception' && (m.kind === 'fatal' || m.kind === 'fatal_if_exception_follows') && m.cause !== undefined && m.cause !== 'crash' && m.cause !== 'unknown';
+}
+
+/** The fragments `lineMessage` can find: a line holding one of them must be read (the fast path may not skip it). */
+export function lineMessageLiterals(index: MessageIndex): string[] {
+  return index.messages.filter(namesLineCause).map((m) => m.literal);
+}

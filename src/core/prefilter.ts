@@ -100,7 +100,15 @@ export class RulePrefilter {
   private readonly seen = new Map<string, RuleSet>();
 
   /** `lists`: each line kind's rules (LineKind.rules), in the order of LINE_KINDS. */
-  constructor(lists: readonly (readonly unknown[])[], gateOf: (regex: RegExp) => Gate) {
+  /**
+   * `alsoLoud`: literals of lines that are no rule's but still matter before a verdict (the
+   * catalog's fatal lines, core/message-catalog.ts `lineMessageLiterals`).
+   */
+  constructor(
+    lists: readonly (readonly unknown[])[],
+    gateOf: (regex: RegExp) => Gate,
+    private readonly alsoLoud: readonly string[] = [],
+  ) {
     const { cased, folded } = this;
     for (const [list, items] of lists.entries()) {
       const kind = LINE_KINDS[list]!;
@@ -134,6 +142,7 @@ export class RulePrefilter {
       quiet[kind.scope(item)].push(...literals);
       if (kind.restarts?.(item)) quiet.restart.push(...literals);
     }
+    quiet.beforeVerdict.push(...this.alsoLoud);
     return quiet;
   }
 

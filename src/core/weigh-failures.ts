@@ -7,7 +7,8 @@ import type { FrameMatch } from './match-frame.js';
 import type { CompiledFailure, CompiledPack } from './pack-types.js';
 import type { ParsedFrame } from './parse-line.js';
 import { continueMessage, isNativeError, readNativeLinesBefore, rememberNativeError, startContinuation } from './exception-words.js';
-import { inferCause, isOpaque, symptomClass, type InferenceInput } from './infer-cause.js';
+import { inferCause, isOpaque, messageInference as fromMessage, symptomClass, type InferenceInput } from './infer-cause.js';
+import { lineMessage } from './message-catalog.js';
 import { applyInference, bestCandidate, fromException, fromRule, TIER, tieWarnings, type Candidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
 import type { TracebackException } from './traceback.js';
@@ -52,6 +53,7 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   continueMessage({ run, tables: w.pack.inference, match, evidence });
   if (match.failures.length === 0 && isNativeError(match.frame)) rememberNativeError(run, evidence);
   const exception = match.benign ? undefined : raised;
+  if (!exception && match.failures.length === 0 && !match.benign) weighLineMessage(w, match.frame, evidence);
   if (exception) {
     const lines = exception.evidence.map((text) => (text === match.frame.text ? evidence : { ...evidence, text }));
     if (!namedCause) {
@@ -86,6 +88,25 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
     run.failing ??= { at: line.at, line, final: false };
     run.failing.final ||= final;
   }
+}
+
+/**
+ * A line the catalog knows as the servers' own fatal words (a native abort, a logged error the
+ * process dies after) with no rule of the pack for it: a candidate with the source's cause. It
+ * makes the start suspect, not failed: the verdict waits for a death sign (the end of the
+ * input, or the settle time with no progress), as an uncaught exception's does, and a start that
+ * moves on withdraws it. A line that is fatal only once an exception follows is a warning that
+ * explains that exception.
+ */
+function weighLineMessage(w: Weighing, frame: ParsedFrame, evidence: Evidence): void {
+  const message = lineMessage(w.pack.inference.messages, frame.body, frame.level);
+  if (!message) return;
+  const { run } = w;
+  const inferred = fromMessage(w.pack.inference, message);
+  const fatal = message.kind === 'fatal';
+  const candidate: Candidate = { tier: fatal ? TIER.inferred : TIER.warning, seq: w.nextSeq(), cause: inferred.cause, ruleId: inferred.id, message: inferred.message, hint: inferred.hint, evidence: [evidence], superseded: false };
+  run.candidates.push(candidate);
+  if (fatal) run.uncaught ??= { at: evidence.at, line: evidence };
 }
 
 /** A wrapper with nothing wrong before it (a bare `Killed`): the death itself is the evidence. */
