@@ -214,7 +214,8 @@ export class Classifier {
     const run = this.run;
     if (run.verdict) return [];
     if (run.pendingReady) return [verdictEvent(readyVerdict(run, now, run.pendingReady.line))];
-    if (run.failing || run.uncaught) return [verdictEvent(failedVerdict(run, now))];
+    // A finished input that ends on an exception (or a fatal line) with nothing after it: the end is the death.
+    if (run.failing || run.uncaught || run.lastWords) return [verdictEvent(failedVerdict(run, now, run.lastWords?.line))];
     return [verdictEvent(incompleteVerdict(run, now))];
   }
 

@@ -183,10 +183,11 @@ export interface LineKind<R = unknown> {
   explain(match: FrameMatch, context: ExplainContext, hits: FrameHit[]): void;
 }
 
-/** A start that moved (a new stage, a bar that advanced) clears the heartbeat counts and an uncaught exception's wait. */
+/** A start that moved (a new stage, a bar that advanced) clears the heartbeat counts and an exception's wait. */
 function moved(run: RunState): void {
   run.heartbeats.clear();
   run.uncaught = undefined;
+  run.lastWords = undefined;
 }
 
 const byRegex = (rule: CompiledRule): RegExp => rule.regex;

@@ -24,6 +24,11 @@ export interface RunState {
   failing: { at: number; line: LogLine; final: boolean } | undefined;
   /** An exception Python printed itself: the process is dying unless the start carries on. */
   uncaught: { at: number; line: LogLine } | undefined;
+  /**
+   * An exception a process logged (not Python's own uncaught print), with no progress since: a
+   * finished input that ends here ends on it, and that end is its death sign (Classifier.end).
+   */
+  lastWords: { at: number; line: LogLine } | undefined;
   pendingReady: { at: number; holdMs: number; line: LogLine; rule: string } | undefined;
   verdict: Verdict | undefined;
   tracebacks: TracebackTracker;
@@ -65,6 +70,7 @@ export function newRun(): RunState {
     symptoms: [],
     failing: undefined,
     uncaught: undefined,
+    lastWords: undefined,
     pendingReady: undefined,
     verdict: undefined,
     tracebacks: new TracebackTracker(),

@@ -7,7 +7,7 @@ import type { FrameMatch } from './match-frame.js';
 import type { CompiledFailure, CompiledPack } from './pack-types.js';
 import type { ParsedFrame } from './parse-line.js';
 import { continueMessage, isNativeError, readNativeLinesBefore, rememberNativeError, startContinuation } from './exception-words.js';
-import { inferCause, isOpaque, messageInference as fromMessage, symptomClass, type InferenceInput } from './infer-cause.js';
+import { inferCause, isOpaque, fromMessage as inferMessage, messageInference as fromMessage, symptomClass, type InferenceInput } from './infer-cause.js';
 import { lineMessage } from './message-catalog.js';
 import { applyInference, bestCandidate, fromException, fromRule, TIER, tieWarnings, type Candidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
@@ -37,6 +37,7 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   for (const hit of match.failures) {
     if (specific && hit.rule.fallback) continue;
     const candidate = fromRule(hit.rule, hit.groups, [evidence], w.nextSeq());
+    if (hit.rule.fallback) nameByMessage(w, candidate, match.frame.body, raised?.className ?? '');
     run.candidates.push(candidate);
     if (hit.rule.role === 'cause') {
       namedCause ??= candidate;
@@ -77,6 +78,7 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
       addUnnamedException(w, exception, lines, match.frame);
     }
     if (exception.uncaught) run.uncaught ??= { at: line.at, line };
+    else run.lastWords ??= { at: line.at, line };
   }
   if (run.candidates.length > before) {
     const added = run.candidates.slice(before);
@@ -107,6 +109,19 @@ function weighLineMessage(w: Weighing, frame: ParsedFrame, evidence: Evidence): 
   const candidate: Candidate = { tier: fatal ? TIER.inferred : TIER.warning, seq: w.nextSeq(), cause: inferred.cause, ruleId: inferred.id, message: inferred.message, hint: inferred.hint, evidence: [evidence], superseded: false };
   run.candidates.push(candidate);
   if (fatal) run.uncaught ??= { at: evidence.at, line: evidence };
+}
+
+/**
+ * A catch-all rule (`fallback`: "the config was rejected") says less than the source's own
+ * message when the line is one: the message's cause wins, the rule's line stays the evidence.
+ */
+function nameByMessage(w: Weighing, candidate: Candidate, body: string, className: string): void {
+  const inferred = inferMessage(w.pack.inference, body, className);
+  if (!inferred || inferred.cause === candidate.cause) return;
+  candidate.cause = inferred.cause;
+  candidate.ruleId = inferred.id;
+  candidate.message = `${inferred.message}: ${body.trim().slice(0, 200)}`;
+  candidate.hint = inferred.hint;
 }
 
 /** A wrapper with nothing wrong before it (a bare `Killed`): the death itself is the evidence. */
