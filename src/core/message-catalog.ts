@@ -91,6 +91,10 @@ function keyWord(literal: string): string | undefined {
 /** Levels at which a line is no error, whatever its words (a logged INFO line may quote one). */
 const CALM_LEVELS = new Set(['INFO', 'DEBUG', 'I', 'TRACE', 'NOTE']);
 const WARNING_LEVELS = new Set(['WARNING', 'WARN', 'W']);
+/** NCCL's own level word, inside its native line (`host:pid:tid [0] NCCL INFO ...`). */
+const NCCL_INFO = 'NCCL INFO ';
+/** A line message's fragment must be at least this long: a line has no exception class to confirm a short one. */
+const MIN_LINE_LITERAL = 15;
 
 /**
  * The message a line that is not an exception prints, when the catalog says it names a cause:
@@ -99,7 +103,7 @@ const WARNING_LEVELS = new Set(['WARNING', 'WARN', 'W']);
  * message the source logs as one.
  */
 export function lineMessage(index: MessageIndex, body: string, level: string | undefined): CatalogMessage | undefined {
-  if (level !== undefined && CALM_LEVELS.has(level)) return undefined;
+  if ((level !== undefined && CALM_LEVELS.has(level)) || body.includes(NCCL_INFO)) return undefined;
   const warning = level !== undefined && WARNING_LEVELS.has(level);
   return index.find(body, (m) => namesLineCause(m) && (!warning || m.printed === 'warning' || m.kind === 'fatal_if_exception_follows'));
 }
@@ -109,7 +113,7 @@ export function lineMessage(index: MessageIndex, body: string, level: string | u
  * not one that only says a process died (`Traceback (most recent call last):`, cause crash).
  */
 function namesLineCause(m: CatalogMessage): boolean {
-  return m.printed !== 'exception' && (m.kind === 'fatal' || m.kind === 'fatal_if_exception_follows') && m.cause !== undefined && m.cause !== 'crash' && m.cause !== 'unknown';
+  return m.printed !== 'exception' && m.literal.length >= MIN_LINE_LITERAL && (m.kind === 'fatal' || m.kind === 'fatal_if_exception_follows') && m.cause !== undefined && m.cause !== 'crash' && m.cause !== 'unknown';
 }
 
 /** The fragments `lineMessage` can find: a line holding one of them must be read (the fast path may not skip it). */

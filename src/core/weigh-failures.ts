@@ -95,9 +95,8 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
 /**
  * A line the catalog knows as the servers' own fatal words (a native abort, a logged error the
  * process dies after) with no rule of the pack for it: a candidate with the source's cause. It
- * makes the start suspect, not failed: the verdict waits for a death sign (the end of the
- * input, or the settle time with no progress), as an uncaught exception's does, and a start that
- * moves on withdraws it. A line that is fatal only once an exception follows is a warning that
+ * makes the start suspect, not failed: the verdict waits for a death sign (the end of the input,
+ * the process's exit), and a start that moves on withdraws it. A line that is fatal only once an exception follows is a warning that
  * explains that exception.
  */
 function weighLineMessage(w: Weighing, frame: ParsedFrame, evidence: Evidence): void {
@@ -108,7 +107,9 @@ function weighLineMessage(w: Weighing, frame: ParsedFrame, evidence: Evidence): 
   const fatal = message.kind === 'fatal';
   const candidate: Candidate = { tier: fatal ? TIER.inferred : TIER.warning, seq: w.nextSeq(), cause: inferred.cause, ruleId: inferred.id, message: inferred.message, hint: inferred.hint, evidence: [evidence], superseded: false };
   run.candidates.push(candidate);
-  if (fatal) run.uncaught ??= { at: evidence.at, line: evidence };
+  // Its death sign is the end of the input or of the process: a silence alone is not one (a
+  // catalog label can be wrong, and a healthy start may go quiet for long after such a line).
+  if (fatal) run.lastWords ??= { at: evidence.at, line: evidence };
 }
 
 /**
