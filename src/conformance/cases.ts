@@ -58,10 +58,14 @@ function hostsFor(entry: CatalogEntry, hosts: readonly Host[]): readonly Host[] 
 }
 
 /** The example as the host's era prints it at line `at`: its clock, and for an exception the traceback's prefix. */
-function exampleLine(entry: CatalogEntry, t: HostTime, prefix: string): string {
+function exampleLine(entry: CatalogEntry, t: HostTime, prefix: string, className?: string): string {
   const example = restamp(entry.example, t);
-  return exceptionClass(entry) === undefined ? example : `${prefix}${example}`;
+  if (className === undefined) return example;
+  // Some examples give the message alone: Python prints it after the class.
+  return SHAPED_AS_EXCEPTION.test(example) || example.startsWith(' ') ? `${prefix}${example}` : `${prefix}${className}: ${example}`;
 }
+
+const SHAPED_AS_EXCEPTION = /^[A-Za-z_][\w.]*: /;
 
 function fatalCase(entry: CatalogEntry, host: Host, wrapped: boolean): ConformanceCase {
   const cut = stageLine(host, entry.stage);
@@ -86,7 +90,7 @@ function raising(entry: CatalogEntry, style: LogStyle, t: HostTime): { lines: st
   const prefix = inMain ? style.mainPrefix(t) : style.workerPrefix(t);
   const open = inMain ? [`${prefix}Traceback (most recent call last):`] : style.workerOpen(t);
   const frames = framesFor(entry, style, className).map((line) => `${prefix}${line}`);
-  const example = exampleLine(entry, t, prefix);
+  const example = exampleLine(entry, t, prefix, className);
   // A pydantic error prints its class first and the message on the line after (the example).
   const continued = entry.example.startsWith(' ');
   const lines = continued ? [...open, ...frames, `${prefix}${PYDANTIC_HEAD}`, example] : [...open, ...frames, example];

@@ -54,7 +54,7 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   continueMessage({ run, tables: w.pack.inference, match, evidence });
   if (match.failures.length === 0 && isNativeError(match.frame)) rememberNativeError(run, evidence);
   const exception = match.benign ? undefined : raised;
-  if (!exception && match.failures.length === 0 && !match.benign) weighLineMessage(w, match.frame, evidence);
+  if (!exception && !fatal && !match.benign) weighLineMessage(w, match, evidence);
   if (exception) {
     const lines = exception.evidence.map((text) => (text === match.frame.text ? evidence : { ...evidence, text }));
     if (!namedCause) {
@@ -99,10 +99,17 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
  * the process's exit), and a start that moves on withdraws it. A line that is fatal only once an exception follows is a warning that
  * explains that exception.
  */
-function weighLineMessage(w: Weighing, frame: ParsedFrame, evidence: Evidence): void {
+function weighLineMessage(w: Weighing, match: FrameMatch, evidence: Evidence): void {
+  const { frame } = match;
   const message = lineMessage(w.pack.inference.messages, frame.body, frame.level);
   if (!message) return;
   const { run } = w;
+  // A rule of the pack read the line already (a warning, a wrapper): its candidate stands; the
+  // catalog only adds that the source dies after it.
+  if (match.failures.length > 0) {
+    if (message.kind === 'fatal') run.lastWords ??= { at: evidence.at, line: evidence };
+    return;
+  }
   const inferred = fromMessage(w.pack.inference, message);
   const fatal = message.kind === 'fatal';
   const candidate: Candidate = { tier: fatal ? TIER.inferred : TIER.warning, seq: w.nextSeq(), cause: inferred.cause, ruleId: inferred.id, message: inferred.message, hint: inferred.hint, evidence: [evidence], superseded: false };
