@@ -53,7 +53,7 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   }
   continueMessage({ run, tables: w.pack.inference, match, evidence });
   if (match.failures.length === 0 && isNativeError(match.frame)) rememberNativeError(run, evidence);
-  const exception = match.benign ? undefined : raised;
+  const exception = raised;
   if (!exception && !fatal && !match.benign) weighLineMessage(w, match, evidence);
   if (exception) {
     const lines = exception.evidence.map((text) => (text === match.frame.text ? evidence : { ...evidence, text }));
