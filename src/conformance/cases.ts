@@ -142,10 +142,10 @@ function followedCase(entry: CatalogEntry, host: Host): ConformanceCase {
   const t = timeAt(host, cut);
   const example = restamp(entry.example, t);
   // The exception comes from the process that printed the line, as it would.
-  const proc = /^\(([^)]*pid=\d+)\)/.exec(example)?.[1];
-  const prefix = proc ? host.style.workerPrefix(t, proc) : host.style.workerPrefix(t);
+  const tag = /^\(([^)]*pid=\d+)\)/.exec(example)?.[1] ?? /^\[[\d-]+ [\d:]+ ((?:DP\d+ )?TP\d+)\]/.exec(example)?.[1];
+  const prefix = host.style.workerPrefix(t, tag);
   const traceback = [
-    ...(proc ? host.style.workerOpen(t, proc) : host.style.workerOpen(t)),
+    ...host.style.workerOpen(t, tag),
     `${prefix}  File "/usr/local/lib/python3.12/dist-packages/vllm/worker/worker_base.py", line 612, in init_worker`,
     `${prefix}    self.worker = worker_class(**kwargs)`,
     `${prefix}${BLAND_EXCEPTION}`,

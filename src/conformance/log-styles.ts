@@ -17,10 +17,10 @@ export interface LogStyle {
   family: 'vllm' | 'sglang';
   /** Reads the clock of one host line, undefined when it has none. */
   timeOf(line: string): HostTime | undefined;
-  /** The prefix of each traceback line in a worker (EngineCore, scheduler), given the process tag to use. */
-  workerPrefix(t: HostTime, proc?: string): string;
+  /** The prefix of each traceback line in a worker (EngineCore, scheduler); `tag`: the process (vLLM) or rank (SGLang) to use. */
+  workerPrefix(t: HostTime, tag?: string): string;
   /** Lines that open the worker's traceback. */
-  workerOpen(t: HostTime, proc?: string): string[];
+  workerOpen(t: HostTime, tag?: string): string[];
   /** The prefix of each line of a traceback in the main process (argument parsing, config checks). */
   mainPrefix(t: HostTime): string;
   /** What the family prints after a worker died of an exception (its own wrapper). */
@@ -35,6 +35,8 @@ const vllmTime = (line: string): HostTime | undefined => {
   return m ? { month: m[1]!, day: m[2]!, hms: m[3]! } : undefined;
 };
 const md = (t: HostTime): string => `${t.month}-${t.day} ${t.hms}`;
+/** A vLLM process tag (`Worker_TP0 pid=140`) as printed before a line, or nothing. */
+const tagOf = (proc: string | undefined): string => (proc === undefined ? '' : `(${proc}) `);
 
 /** vLLM V1 from 2025-09: every line tagged with its process; EngineCore logs its traceback at ERROR. */
 const vllmTagged: LogStyle = {
@@ -57,8 +59,8 @@ const vllmV1: LogStyle = {
   name: 'vllm-v1',
   family: 'vllm',
   timeOf: vllmTime,
-  workerPrefix: (t) => `ERROR ${md(t)} [core.py:387] `,
-  workerOpen: (t) => [`ERROR ${md(t)} [core.py:387] EngineCore hit an exception: Traceback (most recent call last):`],
+  workerPrefix: (t, proc) => `${tagOf(proc)}ERROR ${md(t)} [core.py:387] `,
+  workerOpen: (t, proc) => [`${tagOf(proc)}ERROR ${md(t)} [core.py:387] EngineCore hit an exception: Traceback (most recent call last):`],
   mainPrefix: () => '',
   wrapper: () => [
     'Traceback (most recent call last):',
@@ -73,8 +75,8 @@ const vllmV0: LogStyle = {
   name: 'vllm-v0',
   family: 'vllm',
   timeOf: vllmTime,
-  workerPrefix: () => '',
-  workerOpen: () => ['Process SpawnProcess-1:', 'Traceback (most recent call last):'],
+  workerPrefix: (_t, proc) => tagOf(proc),
+  workerOpen: (_t, proc) => [`${tagOf(proc)}Process SpawnProcess-1:`, `${tagOf(proc)}Traceback (most recent call last):`],
   mainPrefix: () => '',
   wrapper: () => [
     'Traceback (most recent call last):',
@@ -90,14 +92,17 @@ const sglangTime = (line: string): HostTime | undefined => {
 };
 const ymd = (t: HostTime): string => `${t.year ?? '2025'}-${t.month}-${t.day} ${t.hms}`;
 
-/** SGLang: the scheduler prints `Scheduler hit an exception:` and a bare traceback; the launcher then quits. */
+/**
+ * SGLang: the scheduler prints `Scheduler hit an exception:` and a bare traceback; the launcher
+ * then quits. The scheduler's rank tag (`TP0`) is the style's, or the one given.
+ */
 function sglangStyle(name: string, rank: string): LogStyle {
   return {
     name,
     family: 'sglang',
     timeOf: sglangTime,
     workerPrefix: () => '',
-    workerOpen: (t) => [`[${ymd(t)}${rank}] Scheduler hit an exception: Traceback (most recent call last):`],
+    workerOpen: (t, tag) => [`[${ymd(t)}${tag === undefined ? rank : ` ${tag}`}] Scheduler hit an exception: Traceback (most recent call last):`],
     mainPrefix: () => '',
     wrapper: (t) => [`[${ymd(t)}] Received sigquit from a child process. It usually means the child failed.`],
   };

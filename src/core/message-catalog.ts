@@ -109,11 +109,14 @@ export function lineMessage(index: MessageIndex, body: string, level: string | u
 }
 
 /**
- * A line message that names a cause of its own: not an exception (those close tracebacks), and
- * not one that only says a process died (`Traceback (most recent call last):`, cause crash).
+ * A line message that names a cause of its own: a fatal line that is no exception (a fatal
+ * exception closes a traceback and is read there), or any line that explains an exception after
+ * it (an exception caught, printed and followed by another counts); never one that only says a
+ * process died (`Traceback (most recent call last):`, cause crash).
  */
 function namesLineCause(m: CatalogMessage): boolean {
-  return m.printed !== 'exception' && m.literal.length >= MIN_LINE_LITERAL && (m.kind === 'fatal' || m.kind === 'fatal_if_exception_follows') && m.cause !== undefined && m.cause !== 'crash' && m.cause !== 'unknown';
+  const kind = m.kind === 'fatal_if_exception_follows' || (m.kind === 'fatal' && m.printed !== 'exception');
+  return kind && m.literal.length >= MIN_LINE_LITERAL && m.cause !== undefined && m.cause !== 'crash' && m.cause !== 'unknown';
 }
 
 /** The fragments `lineMessage` can find: a line holding one of them must be read (the fast path may not skip it). */

@@ -13,16 +13,20 @@ import type { Cause } from './vocabulary.js';
  * 0: a fatal rule naming the cause.
  * 1: a non-fatal rule naming a cause (a warning that explains a later death), tied to the failing
  *    process: it comes from the same process as the exceptions of the run, or there are none.
- * 2: an exception no rule names, whose cause the inference tables name (class, words, package).
- * 3: an exception nobody names (`crash`).
- * 4: a warning from another process than the failing one (a startup warning unrelated to it).
- * 5: a wrapper that restates a death and carries a cause (`exit code -9`).
- * 6: an exception that only reports another process's death (a launcher's EOFError).
- * 7: a wrapper that only says the start is dead.
+ * 2: an exception no rule names, whose cause its own words name (the catalog, the inference
+ *    tables: words, class, package); or a line the source makes fatal (the catalog).
+ * 3: a line the source prints before an exception it explains (catalog: fatal if an exception
+ *    follows), from the failing process: it names the cause of an exception with no words of its
+ *    own, never of one that names its own.
+ * 4: an exception nobody names (`crash`).
+ * 5: a warning from another process than the failing one (a startup warning unrelated to it).
+ * 6: a wrapper that restates a death and carries a cause (`exit code -9`).
+ * 7: an exception that only reports another process's death (a launcher's EOFError).
+ * 8: a wrapper that only says the start is dead.
  */
-export type Tier = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
+export type Tier = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
 
-export const TIER = { rule: 0, warning: 1, inferred: 2, exception: 3, untiedWarning: 4, wrapperWithCause: 5, peerDeath: 6, wrapper: 7 } as const;
+export const TIER = { rule: 0, warning: 1, inferred: 2, explains: 3, exception: 4, untiedWarning: 5, wrapperWithCause: 6, peerDeath: 7, wrapper: 8 } as const;
 
 export interface Candidate {
   tier: Tier;
@@ -38,6 +42,8 @@ export interface Candidate {
   exception?: boolean;
   /** An exception whose class only reports another process's death: the symptoms entry that says so. */
   peerDeath?: string;
+  /** A line that explains an exception after it (tier `explains` while its process is failing). */
+  explains?: true;
 }
 
 export const GENERIC_EXCEPTION_RULE = 'core/uncaught-exception';
@@ -104,9 +110,9 @@ export function tieWarnings(all: readonly Candidate[], added: readonly Candidate
     if (!failing.has(process)) grown.push(process);
     failing.add(process);
   }
-  const isWarning = (c: Candidate): boolean => !c.exception && (c.tier === TIER.warning || c.tier === TIER.untiedWarning);
+  const isWarning = (c: Candidate): boolean => !c.exception && (c.tier === TIER.warning || c.tier === TIER.explains || c.tier === TIER.untiedWarning);
   const judge = (c: Candidate): void => {
-    c.tier = failing.has(processOf(c)) ? TIER.warning : TIER.untiedWarning;
+    c.tier = !failing.has(processOf(c)) ? TIER.untiedWarning : c.explains ? TIER.explains : TIER.warning;
   };
   if (failing.size === 0) return;
   // The first failing process (or a new one) changes what every earlier warning is tied to.

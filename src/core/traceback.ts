@@ -22,6 +22,11 @@ export interface TracebackException {
   frameFile?: string;
   /** Every frame file of the traceback, outermost first. */
   frameFiles: string[];
+  /**
+   * The rank and process tags of the line that opened the traceback (`[... TP0] Scheduler hit an
+   * exception: Traceback ...`): SGLang prints the rest of it bare, but it is that process's.
+   */
+  openedBy: { rank?: string; proc?: string };
 }
 
 const START = 'Traceback (most recent call last):';
@@ -55,6 +60,7 @@ export class TracebackTracker {
   private lastCode = '';
   private lastFile = '';
   private files: string[] = [];
+  private openedBy: TracebackException['openedBy'] = {};
   private lines = 0;
   private previous = '';
 
@@ -74,8 +80,9 @@ export class TracebackTracker {
     return exception;
   }
 
-  private begin(start: { uncaught: boolean; chained: TracebackException['chained']; role: TracebackRole; lineNo: number }): void {
+  private begin(start: { uncaught: boolean; chained: TracebackException['chained']; role: TracebackRole; lineNo: number; frame: ParsedFrame }): void {
     this.inside = true;
+    this.openedBy = { rank: start.frame.rank, proc: start.frame.proc };
     this.uncaught = start.uncaught;
     this.chained = start.chained;
     this.lastCode = '';
@@ -92,7 +99,7 @@ export class TracebackTracker {
     if (body.trim() !== '') this.previous = body;
     if (body.includes(START)) {
       const thread = /Exception in thread\b/.test(previous) || /Exception in thread\b/.test(body);
-      this.begin({ uncaught: !frame.logged && !thread, chained: this.pendingChain, role: 'start', lineNo });
+      this.begin({ uncaught: !frame.logged && !thread, chained: this.pendingChain, role: 'start', lineNo, frame });
       this.pendingChain = undefined;
       return undefined;
     }
@@ -101,7 +108,7 @@ export class TracebackTracker {
     if (!this.inside) {
       // A traceback whose header was lost (a paste, a gap in the capture) still shows its frames.
       if (!body.startsWith('  File "')) return undefined;
-      this.begin({ uncaught: !frame.logged, chained: undefined, role: 'code', lineNo });
+      this.begin({ uncaught: !frame.logged, chained: undefined, role: 'code', lineNo, frame });
       return undefined;
     }
     if (++this.lines > MAX_TRACEBACK_LINES) {
@@ -122,7 +129,7 @@ export class TracebackTracker {
     if (!match || !looksLikeExceptionName(match[1]!)) return undefined;
     this.inside = false;
     const evidence = match[2] === undefined && this.lastCode !== '' ? [this.lastCode, frame.text] : [frame.text];
-    return { text: frame.text, className: match[1]!, message: match[2] ?? '', evidence, uncaught: this.uncaught, chained: this.chained, frameFile: this.lastFile || undefined, frameFiles: this.files };
+    return { text: frame.text, className: match[1]!, message: match[2] ?? '', evidence, uncaught: this.uncaught, chained: this.chained, frameFile: this.lastFile || undefined, frameFiles: this.files, openedBy: this.openedBy };
   }
 }
 

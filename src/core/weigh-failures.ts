@@ -54,9 +54,11 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   continueMessage({ run, tables: w.pack.inference, match, evidence });
   if (match.failures.length === 0 && isNativeError(match.frame)) rememberNativeError(run, evidence);
   const exception = raised;
-  if (!exception && !fatal && !match.benign) weighLineMessage(w, match, evidence);
+  if (!exception && !fatal) weighLineMessage(w, match, evidence);
   if (exception) {
     const lines = exception.evidence.map((text) => (text === match.frame.text ? evidence : { ...evidence, text }));
+    // A bare exception line belongs to the process whose line opened its traceback.
+    for (const line of lines) if (line.rank === undefined && line.proc === undefined) Object.assign(line, definedTags(exception.openedBy));
     if (!namedCause) {
       const byFrame = w.pack.frameFailures.find((rule) => raisedIn(rule, exception) && rule.regex.test(match.frame.body));
       if (byFrame) {
@@ -83,7 +85,7 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   if (run.candidates.length > before) {
     const added = run.candidates.slice(before);
     tieWarnings(run.candidates, added, run.failingProcesses);
-    run.somethingWrong ||= added.some((c) => c.tier !== TIER.warning && c.tier !== TIER.untiedWarning);
+    run.somethingWrong ||= added.some((c) => c.tier !== TIER.warning && c.tier !== TIER.explains && c.tier !== TIER.untiedWarning);
   }
   if (fatal) {
     run.pendingReady = undefined; // a held ready line is retracted
@@ -104,6 +106,8 @@ function weighLineMessage(w: Weighing, match: FrameMatch, evidence: Evidence): v
   const message = lineMessage(w.pack.inference.messages, frame.body, frame.level);
   if (!message) return;
   const { run } = w;
+  // A benign line never fails a start; one the source says explains an exception after it still may.
+  if (match.benign && message.kind === 'fatal') return;
   // A rule of the pack read the line already (a warning, a wrapper): its candidate stands; the
   // catalog only adds that the source dies after it.
   if (match.failures.length > 0) {
@@ -112,7 +116,8 @@ function weighLineMessage(w: Weighing, match: FrameMatch, evidence: Evidence): v
   }
   const inferred = fromMessage(w.pack.inference, message);
   const fatal = message.kind === 'fatal';
-  const candidate: Candidate = { tier: fatal ? TIER.inferred : TIER.warning, seq: w.nextSeq(), cause: inferred.cause, ruleId: inferred.id, message: inferred.message, hint: inferred.hint, evidence: [evidence], superseded: false };
+  const candidate: Candidate = { tier: fatal ? TIER.inferred : TIER.explains, seq: w.nextSeq(), cause: inferred.cause, ruleId: inferred.id, message: inferred.message, hint: inferred.hint, evidence: [evidence], superseded: false };
+  if (!fatal) candidate.explains = true;
   run.candidates.push(candidate);
   // Its death sign is the end of the input or of the process: a silence alone is not one (a
   // catalog label can be wrong, and a healthy start may go quiet for long after such a line).
@@ -203,4 +208,11 @@ function evidenceOf(frame: ParsedFrame, line: LogLine): Evidence {
   if (frame.rank) evidence.rank = frame.rank;
   if (frame.proc) evidence.proc = frame.proc;
   return evidence;
+}
+
+function definedTags(tags: { rank?: string; proc?: string }): { rank?: string; proc?: string } {
+  const defined: { rank?: string; proc?: string } = {};
+  if (tags.rank !== undefined) defined.rank = tags.rank;
+  if (tags.proc !== undefined) defined.proc = tags.proc;
+  return defined;
 }

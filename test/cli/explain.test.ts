@@ -58,7 +58,7 @@ describe('spinup explain', () => {
   it('names exceptions no rule knows (by the inference tables), and rules that matched only quoted source lines', async () => {
     const run = await runMain(['explain', '--only-matches', 'fixtures/vllm/04-v0-dev-docker-unknown-model-type-failed.log']);
     expect(run.stdout).toMatch(/↳ inference +common\/infer-package-model-config +unsupported_model, inferred from the package it was raised in/);
-    expect(run.stdout).toMatch(/2\. unsupported_model common\/infer-package-model-config line 34 +tier 2: an exception whose cause the inference tables name/);
+    expect(run.stdout).toMatch(/2\. unsupported_model common\/infer-package-model-config line 34 +tier 2: an exception whose own words name its cause/);
     const quoted = await runMain(['explain', '--only-matches', 'fixtures/sglang/20-tp8-l40s-nccl-unhandled-system-error.log']);
     expect(quoted.stdout).toMatch(/^52 + raise RuntimeError\(f"NCCL error: \{error_str\}"\)\n +↳ failure +common\/nccl-error +distributed_error +\(traceback source line: not read\)$/m);
   });

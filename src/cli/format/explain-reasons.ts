@@ -14,12 +14,13 @@ const MAX_LISTED = 10;
 export const TIER_MEANING: Record<Tier, string> = {
   0: 'a fatal rule naming the cause',
   1: 'a warning rule naming a cause, from the failing process',
-  2: 'an exception whose cause the inference tables name',
-  3: 'an exception no rule names',
-  4: 'a warning from another process than the failing one',
-  5: 'a wrapper that carries a cause',
-  6: 'an exception that only reports another process dying',
-  7: 'a wrapper that only says the start is dead',
+  2: 'an exception whose own words name its cause (catalog, inference tables), or a line the source makes fatal',
+  3: 'a line the source prints before the exception it explains, from the failing process',
+  4: 'an exception no rule names',
+  5: 'a warning from another process than the failing one',
+  6: 'a wrapper that carries a cause',
+  7: 'an exception that only reports another process dying',
+  8: 'a wrapper that only says the start is dead',
 };
 
 /** Candidates best first, the way the classifier chooses: not superseded, lowest tier, earliest. */
