@@ -37,7 +37,11 @@ export const TRACEBACK_CUES: readonly string[] = [
   'Exception in thread',
   'During handling of the above exception',
   'The above exception was the direct cause',
+  // A source line that raises, when the traceback's header was lost (RAISE_LINE).
+  '    raise ',
 ];
+/** A frame's source line that raises: indented as Python prints it, quoting the message it raises. */
+const RAISE_LINE = /^ {4,}raise [A-Za-z_]/;
 const EXCEPTION = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?::(?:\s(.*))?)?$/;
 // `INFO:     Started server process` is uvicorn, not an exception named INFO.
 const LEVEL_WORDS = new Set(['INFO', 'WARNING', 'WARN', 'ERROR', 'DEBUG', 'CRITICAL', 'FATAL', 'NOTE', 'TRACE']);
@@ -106,8 +110,9 @@ export class TracebackTracker {
     if (body.startsWith('During handling of the above exception')) this.pendingChain = 'handling';
     else if (body.startsWith('The above exception was the direct cause')) this.pendingChain = 'cause';
     if (!this.inside) {
-      // A traceback whose header was lost (a paste, a gap in the capture) still shows its frames.
-      if (!body.startsWith('  File "')) return undefined;
+      // A traceback whose header was lost (a paste, a gap in the capture) still shows its frames,
+      // or at least the source line that raised (`    raise RuntimeError(f"NCCL error: ...")`).
+      if (!body.startsWith('  File "') && !RAISE_LINE.test(body)) return undefined;
       this.begin({ uncaught: !frame.logged, chained: undefined, role: 'code', lineNo, frame });
       return undefined;
     }
