@@ -37,6 +37,11 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   for (const hit of match.failures) {
     if (specific && hit.rule.fallback) continue;
     const candidate = fromRule(hit.rule, hit.groups, [evidence], w.nextSeq());
+    // A warning (or calmer) line names a cause only for an exception with no words of its own.
+    if (candidate.tier === TIER.warning && belowError(match.frame.level)) {
+      candidate.tier = TIER.explains;
+      candidate.explains = true;
+    }
     if (hit.rule.fallback) nameByMessage(w, candidate, match.frame.body, raised?.className ?? '');
     run.candidates.push(candidate);
     if (hit.rule.role === 'cause') {
@@ -152,7 +157,7 @@ function namedAlone(candidate: Candidate, cause: Candidate['cause']): void {
 function joinNativeReport(run: RunState, named: Candidate): void {
   const start = run.tracebacks.startLine;
   const native = run.candidates.findLast(
-    (c) => c !== named && !c.exception && (c.tier === TIER.warning || c.tier === TIER.untiedWarning) && c.cause === named.cause && (c.evidence[0]?.lineNo ?? start) < start,
+    (c) => c !== named && !c.exception && (c.tier === TIER.warning || c.tier === TIER.explains || c.tier === TIER.untiedWarning) && c.cause === named.cause && (c.evidence[0]?.lineNo ?? start) < start,
   );
   if (native?.evidence[0]) named.evidence.push(native.evidence[0]);
 }
@@ -215,4 +220,11 @@ function definedTags(tags: { rank?: string; proc?: string }): { rank?: string; p
   if (tags.rank !== undefined) defined.rank = tags.rank;
   if (tags.proc !== undefined) defined.proc = tags.proc;
   return defined;
+}
+
+/** Levels below an error: such a line is a warning, whatever a rule reads in it. */
+const BELOW_ERROR = new Set(['WARNING', 'WARN', 'W', 'INFO', 'I', 'DEBUG', 'NOTE', 'TRACE']);
+
+function belowError(level: string | undefined): boolean {
+  return level !== undefined && BELOW_ERROR.has(level);
 }
