@@ -55,7 +55,10 @@ export interface CompileOptions {
    * the packs generalise; the default keeps every rule.
    */
   withoutCauseRules?: 'family' | 'all';
-  /** The servers' own messages (catalog/), which name causes before the inference tables do. */
+  /**
+   * The servers' own messages (catalog/), which name causes before the inference tables do; left
+   * out with `withoutCauseRules`, whose check is of how far the pack's own tables reach.
+   */
   messages?: readonly CatalogMessage[];
 }
 
@@ -110,7 +113,7 @@ function compileSources(sources: PackSource[], options: CompileOptions): Compile
     benign: [],
     failures: [],
     frameFailures: [],
-    inference: { messages: messageIndex(options.messages), words: [], classes: [], packages: [], fallback_words: [], remedies: [], symptoms: [] },
+    inference: { messages: messageIndex(options.withoutCauseRules ? undefined : options.messages), words: [], classes: [], packages: [], fallback_words: [], remedies: [], symptoms: [] },
     budgets: {},
     coldFloors: {},
     stageRank: rankStages(family),

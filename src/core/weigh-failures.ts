@@ -11,6 +11,7 @@ import { inferCause, isOpaque, fromMessage as inferMessage, messageInference as 
 import { lineMessage } from './message-catalog.js';
 import { applyInference, bestCandidate, fromException, fromRule, TIER, tieWarnings, type Candidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
+import { suspectOf } from './suspect.js';
 import type { TracebackException } from './traceback.js';
 
 export interface Weighing {
@@ -23,6 +24,7 @@ export interface Weighing {
 /** Records candidates for this frame; adds warnings for non-fatal findings to `events`. */
 export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, raised: TracebackException | undefined, events: ClassifierEvent[]): void {
   const { run } = w;
+  const wasSuspect = suspectOf(run) !== undefined;
   const evidence = evidenceOf(match.frame, line);
   let namedCause: Candidate | undefined;
   /** A rule that reads this line as a bare wrapper ("see root cause above"). */
@@ -97,6 +99,15 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
     run.failing ??= { at: line.at, line, final: false };
     run.failing.final ||= final;
   }
+  if (!wasSuspect) sayWhenSuspect(run, line, events);
+}
+
+/** The start just became suspect: one warning event names the candidate (status lines show it while it lasts). */
+function sayWhenSuspect(run: RunState, line: LogLine, events: ClassifierEvent[]): void {
+  const suspect = suspectOf(run);
+  if (!suspect) return;
+  const message = `suspect: ${suspect.message} (FAILED unless the start moves on)`;
+  events.push({ type: 'warning', at: line.at, line: suspect.line ?? line, rule: suspect.rule, message, cause: suspect.cause });
 }
 
 /**

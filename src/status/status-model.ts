@@ -8,6 +8,7 @@ import { ProgressTracker } from '../core/eta.js';
 import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
 import { stripAnsi } from '../core/line-guard.js';
+import { suspectOf, type Suspect } from '../core/suspect.js';
 import { trackerOf } from '../history/start-tracker.js';
 import { EventLog, type EventLogLimits } from './event-log.js';
 import type { GroupStatus } from './group-status.js';
@@ -147,6 +148,7 @@ export class StatusModel {
       message: verdict?.message ?? null,
       hint: verdict?.hint ?? null,
       root_cause: (verdict?.evidence ?? []).map((e) => ({ line: e.lineNo, text: e.text, rank: e.rank, proc: e.proc })),
+      suspect: suspectJson(state && !verdict ? suspectOf(state) : undefined),
       after_ready_failure: this.afterReady ?? null,
       last_line: last ? { line: last.lineNo, text: last.text } : null,
       lines: Math.max(this.maxLine, last?.lineNo ?? 0),
@@ -217,4 +219,8 @@ export class StatusModel {
     const entry = this.log.append(type, JSON.stringify(json));
     for (const listener of this.listeners) listener(entry);
   }
+}
+
+function suspectJson(suspect: Suspect | undefined): StatusSnapshot['suspect'] {
+  return suspect ? { cause: suspect.cause, rule: suspect.rule, message: suspect.message, line: suspect.line?.lineNo ?? null, since_ms: suspect.since } : null;
 }

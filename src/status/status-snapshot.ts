@@ -42,6 +42,11 @@ export interface StatusSnapshot {
   hint: string | null;
   /** The root-cause line(s) of a failure: log lines, which may hold secrets (tokens in URLs). */
   root_cause: StatusLine[];
+  /**
+   * Before a verdict: an exception or fatal line was seen and the verdict waits for a death sign
+   * (core/suspect.ts); the cause and line it would report. Null when nothing is pending.
+   */
+  suspect: { cause: string; rule: string; message: string; line: number | null; since_ms: number } | null;
   /** A fatal line after READY (the start had succeeded; the server then broke). */
   after_ready_failure: { cause: string; rule: string; message: string; line: number } | null;
   last_line: StatusLine | null;

@@ -16,7 +16,8 @@ export function statusLineText(status: StatusSnapshot): string {
     if (p.eta_ms !== null && p.total !== null && p.current < p.total) parts.push(`~${formatDuration(p.eta_ms)} left`);
     progress = ` (${parts.join(', ')})`;
   }
-  return `${status.stage} ${formatDuration(status.stage_elapsed_ms)}${progress} · total ${formatDuration(status.elapsed_ms)}`;
+  const suspect = status.suspect ? ` · suspect: ${status.suspect.cause}${status.suspect.line === null ? '' : ` (line ${status.suspect.line})`}` : '';
+  return `${status.stage} ${formatDuration(status.stage_elapsed_ms)}${progress}${suspect} · total ${formatDuration(status.elapsed_ms)}`;
 }
 
 /** `ready after 4m12s`, `failed: gpu_oom (sglang/cuda-oom) in cuda_graph after 3m`, `pending: load_weights 1m02s ...`. */

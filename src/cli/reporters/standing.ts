@@ -2,6 +2,7 @@
 import type pc from 'picocolors';
 import { formatDuration } from '../../core/duration.js';
 import type { Session } from '../../core/session.js';
+import { suspectOf } from '../../core/suspect.js';
 import { statusInsight } from '../../history/status-insight.js';
 import { clip } from '../format/verdict-text.js';
 
@@ -19,7 +20,9 @@ export function statusText(session: Session, c: Colors): string | undefined {
       ? ` (${state.progress.unit} ${state.progress.current}${state.progress.total !== undefined ? `/${state.progress.total}` : ''})`
       : '';
   const usual = insight.usual ? ` · ${insight.usual}` : '';
-  return `${c.bold(state.stage)} ${formatDuration(now - state.stageSince)}${progress}${usual} · total ${formatDuration(now - state.startedAt)}`;
+  const pending = suspectOf(state);
+  const suspect = pending ? ` · ${c.yellow(`suspect: ${pending.cause}`)}${pending.line ? ` (line ${pending.line.lineNo})` : ''}` : '';
+  return `${c.bold(state.stage)} ${formatDuration(now - state.stageSince)}${progress}${usual}${suspect} · total ${formatDuration(now - state.startedAt)}`;
 }
 
 /** The status line, or what was seen so far, and the last line. */
