@@ -7,9 +7,9 @@ import { junitXml } from '../../src/cli/format/junit.js';
 import { readExpectation } from '../../src/replay/expectation.js';
 import { repoRoot, runMain } from '../helpers/run-main.js';
 
-/** 158 single logs and 2 groups (of 2 node logs each). */
-const FIXTURES = 160;
-const FIXTURE_LOGS = 162;
+/** 235 single logs and 2 groups (of 2 node logs each). */
+const FIXTURES = 237;
+const FIXTURE_LOGS = 239;
 const OOM = 'fixtures/sglang/04-rocm-glm5-tp8-hip-oom-load';
 const HANG = 'fixtures/sglang/10-tp2-stuck-nccl-init-hang';
 

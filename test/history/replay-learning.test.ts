@@ -85,9 +85,9 @@ describe('replay with budgets learned from the healthy fixtures', () => {
 
   it('the verdict says which budget applied and where it came from', () => {
     const hang = learned.find((r) => name(r) === 'sglang/15-tp2-hang-cudagraph-flashinfer-jit')!;
-    expect(hang.verdict.budget).toEqual({ ms: 1_293_000, source: 'learned', detail: 'learned from 13 sglang starts on this host, any model (slowest 6m31s)' });
+    expect(hang.verdict.budget).toEqual({ ms: 1_293_000, source: 'learned', detail: 'learned from 16 sglang starts on this host, any model (slowest 6m31s)' });
     expect(formatVerdict(hang.verdict, { color: false, family: 'sglang' })).toContain(
-      'silent for 21m33s (budget 21m33s: learned from 13 sglang starts on this host, any model (slowest 6m31s))',
+      'silent for 21m33s (budget 21m33s: learned from 16 sglang starts on this host, any model (slowest 6m31s))',
     );
   });
 

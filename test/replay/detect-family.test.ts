@@ -26,8 +26,9 @@ describe('13.7: family detection', () => {
     // A reporter's two pasted Hugging Face lines name no server at all; a real log does.
     const blind = named.filter((pair) => replay(pair, undefined).verdict.familyUnknown === 'no-evidence');
     expect(blind.length).toBeLessThanOrEqual(Math.max(2, named.length * 0.03));
-    // A fragment, or an excerpt of the layers below the server only (NCCL, torch c10d lines).
-    const belowServer = /^# \[|NCCL (?:INFO|WARN)|^\[rank\d+\]:\[[EWIF]\d/;
+    // A fragment, or an excerpt of the layers below the server only (NCCL, torch c10d lines, glog
+    // lines of the transfer engines such as Mooncake, CPython's faulthandler), behind a collector's time.
+    const belowServer = /^# \[|NCCL (?:INFO|WARN)|^(?:\S+Z )?\[rank\d+\]:\[[EWIF]\d|^(?:\S+Z )?[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.]+:\d+\]|^(?:\S+Z )?Fatal Python error: /;
     for (const pair of blind) {
       const own = readFileSync(pair.log, 'utf8').split('\n').filter((line) => line.trim() !== '' && !belowServer.test(line));
       expect(own.length, pair.name).toBeLessThan(10);

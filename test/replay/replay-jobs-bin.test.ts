@@ -41,7 +41,7 @@ async function sameOnOneAndTwoThreads(args: string[], cwd?: string): Promise<Run
   return one;
 }
 
-const FIXTURE_CASES = 160;
+const FIXTURE_CASES = 237;
 const LONG = 240_000;
 
 describe('replay --jobs 2 prints what --jobs 1 prints, over fixtures/', () => {
