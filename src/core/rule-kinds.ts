@@ -183,11 +183,15 @@ export interface LineKind<R = unknown> {
   explain(match: FrameMatch, context: ExplainContext, hits: FrameHit[]): void;
 }
 
-/** A start that moved (a new stage, a bar that advanced) clears the heartbeat counts and an exception's wait. */
-function moved(run: RunState): void {
+/**
+ * A start that moved (a new stage, a bar that advanced) clears the heartbeat counts and an
+ * exception's wait, unless the very line that moved it is the suspect one (vLLM's `# GPU
+ * blocks: 0` both enters kv_cache and dooms it).
+ */
+function moved(run: RunState, line: LogLine): void {
   run.heartbeats.clear();
-  run.uncaught = undefined;
-  run.lastWords = undefined;
+  if (run.uncaught?.line.lineNo !== line.lineNo) run.uncaught = undefined;
+  if (run.lastWords?.line.lineNo !== line.lineNo) run.lastWords = undefined;
 }
 
 const byRegex = (rule: CompiledRule): RegExp => rule.regex;
@@ -206,7 +210,7 @@ const stage: LineKind<CompiledMarker> = {
   scope: (rule) => (rule.restart ? 'always' : 'beforeVerdict'),
   restarts: (rule) => rule.restart,
   follow({ run, pack, match, line, events }) {
-    if (match.marker && followMarker(run, pack, match.marker, line, events)) moved(run);
+    if (match.marker && followMarker(run, pack, match.marker, line, events)) moved(run, line);
   },
   explain({ marker }, { events }, hits) {
     if (!marker) return;
@@ -232,7 +236,7 @@ const progress: LineKind<CompiledProgress> = {
   // A bar redrawn at the same position is no sign of life.
   idle: ({ progress }, run) => progress !== undefined && run.barPositions.get(progress.key) === progress.current,
   follow({ run, pack, match, line, events }) {
-    if (match.progress && followProgress(run, pack, match.progress, line, events)) moved(run);
+    if (match.progress && followProgress(run, pack, match.progress, line, events)) moved(run, line);
   },
   explain({ progress }, _context, hits) {
     if (!progress) return;

@@ -31,19 +31,18 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   let wrapper: Candidate | undefined;
   let fatal = false;
   let final = false;
+  /** A fatal rule read a calm line: not decisive, but a death after it makes it the cause. */
+  let calmFatal = false;
   // Nothing went wrong before this line: no failure rule, exception or wrapper (warnings aside).
   const firstInRun = !run.somethingWrong;
   const before = run.candidates.length;
+  // A line logged below error (a caught exception logged as a WARNING): the process goes on.
+  const calm = belowError(match.frame.level);
   // On a line a specific rule names, a catch-all rule (`fallback`) says nothing more.
   const specific = match.failures.some((hit) => hit.rule.role === 'cause' && !hit.rule.fallback);
   for (const hit of match.failures) {
     if (specific && hit.rule.fallback) continue;
     const candidate = fromRule(hit.rule, hit.groups, [evidence], w.nextSeq());
-    // A warning (or calmer) line names a cause only for an exception with no words of its own.
-    if (candidate.tier === TIER.warning && belowError(match.frame.level)) {
-      candidate.tier = TIER.explains;
-      candidate.explains = true;
-    }
     if (hit.rule.fallback) nameByMessage(w, candidate, match.frame.body, raised?.className ?? '');
     run.candidates.push(candidate);
     if (hit.rule.role === 'cause') {
@@ -54,9 +53,10 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
       if (candidate.tier === TIER.wrapperWithCause) run.lastSymptom = { candidate, lineNo: line.lineNo };
       if (candidate.tier === TIER.wrapper) wrapper ??= candidate;
     }
-    fatal ||= hit.rule.fatal;
+    fatal ||= hit.rule.fatal && !calm;
+    calmFatal ||= hit.rule.fatal && calm;
     final ||= hit.rule.final;
-    if (!hit.rule.fatal) events.push({ type: 'warning', at: line.at, line, rule: hit.rule.id, message: candidate.message, cause: hit.rule.cause });
+    if (!hit.rule.fatal || calm) events.push({ type: 'warning', at: line.at, line, rule: hit.rule.id, message: candidate.message, cause: hit.rule.cause });
   }
   continueMessage({ run, tables: w.pack.inference, match, evidence });
   if (match.failures.length === 0 && isNativeError(match.frame)) rememberNativeError(run, evidence);
@@ -71,7 +71,8 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
       if (byFrame) {
         namedCause = fromRule(byFrame, {}, lines, w.nextSeq());
         run.candidates.push(namedCause);
-        fatal ||= byFrame.fatal;
+        fatal ||= byFrame.fatal && !calm;
+        calmFatal ||= byFrame.fatal && calm;
       }
     }
     if (namedCause) {
@@ -87,8 +88,10 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
       addUnnamedException(w, exception, lines, match.frame);
     }
     if (exception.uncaught) run.uncaught ??= { at: line.at, line };
-    else run.lastWords ??= { at: line.at, line };
+    else if (!calm) run.lastWords ??= { at: line.at, line };
   }
+  if (calm) for (const candidate of run.candidates.slice(before)) explainOnly(candidate);
+  if (calmFatal) run.lastWords ??= { at: line.at, line };
   if (run.candidates.length > before) {
     const added = run.candidates.slice(before);
     tieWarnings(run.candidates, added, run.failingProcesses);
@@ -151,6 +154,19 @@ function nameByMessage(w: Weighing, candidate: Candidate, body: string, classNam
   candidate.ruleId = inferred.id;
   candidate.message = `${inferred.message}: ${body.trim().slice(0, 200)}`;
   candidate.hint = inferred.hint;
+}
+
+/**
+ * A candidate from a line logged below error (WARNING, INFO: a caught exception, a notice) is a
+ * warning, whatever a rule makes of its words: it names the cause of a later exception with no
+ * words of its own, never over one that has them, and never fails a start by itself.
+ */
+function explainOnly(candidate: Candidate): void {
+  candidate.exception = false;
+  if (candidate.tier >= TIER.explains) return;
+  const says = candidate.cause !== 'crash' && candidate.cause !== 'unknown';
+  candidate.tier = says ? TIER.explains : TIER.untiedWarning;
+  if (says) candidate.explains = true;
 }
 
 /** A wrapper with nothing wrong before it (a bare `Killed`): the death itself is the evidence. */
