@@ -6,6 +6,7 @@ import type { StatusSnapshot } from '../../status/status-snapshot.js';
 import { verdictLineText } from '../../status/status-text.js';
 import { UsageError } from '../errors.js';
 import { write, type Io } from '../io-context.js';
+import { shownText } from '../format/shown-text.js';
 import { durationOption } from '../options.js';
 import { findRun } from '../find-run.js';
 
@@ -48,7 +49,7 @@ export async function probeCommand(args: string[], io: Io): Promise<number> {
   try {
     const answer = await apiGet(target, PATHS[question], timeoutMs);
     const yes = answer.status === 200;
-    write(io.stdout, `${question} ${yes ? 'yes' : 'no'} (HTTP ${answer.status}): ${describe(question, answer.body)}\n`);
+    write(io.stdout, `${question} ${yes ? 'yes' : 'no'} (HTTP ${answer.status}): ${shownText(describe(question, answer.body))}\n`);
     return yes ? EXIT.ok : EXIT.failed;
   } catch (error) {
     write(io.stdout, `${question} no: cannot reach ${shown}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);

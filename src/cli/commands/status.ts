@@ -7,6 +7,7 @@ import { listRuns, type RunEntry } from '../../serve/run-files.js';
 import type { StatusSnapshot } from '../../status/status-snapshot.js';
 import { statusLineText, verdictLineText } from '../../status/status-text.js';
 import { UsageError } from '../errors.js';
+import { shownText } from '../format/shown-text.js';
 import { write, type Io } from '../io-context.js';
 import { findRun, runsDirOf } from '../find-run.js';
 import { systemClock } from '../../io/wall-clock.js';
@@ -77,9 +78,9 @@ function details(entry: RunEntry, status: StatusSnapshot): string {
   const { run } = entry;
   const rows: [string, string | undefined][] = [
     ['state', `${entry.state}${run.exit_code !== undefined ? ` (exit ${run.exit_code})` : ''}`],
-    ['verdict', verdictLineText(status)],
-    ['now', status.verdict === 'pending' ? statusLineText(status) : undefined],
-    ['root cause', status.root_cause.map((l) => `line ${l.line}: ${l.text}`).join('\n             ') || undefined],
+    ['verdict', shownText(verdictLineText(status))],
+    ['now', status.verdict === 'pending' ? shownText(statusLineText(status)) : undefined],
+    ['root cause', status.root_cause.map((l) => `line ${l.line}: ${shownText(l.text)}`).join('\n             ') || undefined],
     ['hint', status.hint ?? undefined],
     ['command', `${run.command} (spinup pid ${run.pid}${status.server_pid ? `, server pid ${status.server_pid}` : ''}) on ${run.host}`],
     ['log', run.log],

@@ -3,7 +3,7 @@ import type pc from 'picocolors';
 import { formatDuration } from '../../core/duration.js';
 import type { Session } from '../../core/session.js';
 import { statusInsight } from '../../history/status-insight.js';
-import { clip } from '../format/verdict-text.js';
+import { clip } from '../format/shown-text.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 
