@@ -85,9 +85,9 @@ class JsonCasesReporter extends TableReporter {
     for (const object of coverageJson(report)) write(this.io.stdout, `${JSON.stringify(object)}\n`);
   }
 
+  /** The summary as an object and nothing after it: every line of `--json` is JSON (`| jq` reads it all). */
   override finish(summary: ReplaySummary): void {
     write(this.io.stdout, `${JSON.stringify({ type: 'summary', ...summary })}\n`);
-    super.finish(summary);
   }
 }
 
