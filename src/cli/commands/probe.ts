@@ -1,10 +1,10 @@
 /** `spinup probe URL|ID [--startup|--ready|--live]`: an exec probe, for clusters that prefer them. */
-import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import { apiGet, type ApiTarget } from '../../serve/api-client.js';
 import type { StatusSnapshot } from '../../status/status-snapshot.js';
 import { verdictLineText } from '../../status/status-text.js';
 import { UsageError } from '../errors.js';
+import { parseOptions } from '../parse-options.js';
 import { write, type Io } from '../io-context.js';
 import { shownText } from '../format/shown-text.js';
 import { durationOption } from '../options.js';
@@ -26,12 +26,12 @@ Options:
   --timeout DURATION  how long to wait for the answer (default 2s)
   -h, --help          show this help
 
-Exit: 0 yes · 1 no, or unreachable · 64 usage`;
+Exit: 0 yes · 1 no, or unreachable · 64 usage · 66 no such start ID on this host`;
 
 const PATHS = { startup: '/startupz', ready: '/readyz', live: '/livez' } as const;
 
 export async function probeCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: { startup: { type: 'boolean' }, ready: { type: 'boolean' }, live: { type: 'boolean' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
