@@ -50,6 +50,8 @@ export function noticeText(notice: SourceNotice): string {
       return `${path} is not a regular file${notice.detail ? ` (${notice.detail})` : ''}; waiting`;
     case 'decoded':
       return `${path}: ${notice.detail ?? 'decoded'}`;
+    case 'damaged':
+      return `${path} is damaged: ${notice.detail ?? 'it cannot be read whole'}`;
     case 'unreadable':
       return `cannot read ${path}${notice.detail ? `: ${notice.detail}` : ''}; retrying`;
     default:
