@@ -66,6 +66,17 @@ describe('control characters from the log are shown as visible escapes', () => {
     expect(ACTIVE.exec(attach.stdout() + attach.stderr())).toBeNull();
   });
 
+  it('history: the model name the log gave', async () => {
+    const { env } = stateHome();
+    const history = join(scratch, 'history.jsonl');
+    const watch = spinup(['watch', '--no-follow', '--quiet', '--history', history, log], env);
+    expect(await watch.code).toBe(1);
+    const shown = spinup(['history', '--history', history], env);
+    expect(await shown.code).toBe(0);
+    expect(shown.stdout()).toContain('my\\x07model');
+    expect(ACTIVE.exec(shown.stdout() + shown.stderr())).toBeNull();
+  });
+
   it('run: the verdict of a server that printed the line', async () => {
     const { env } = stateHome();
     const server = join(scratch, 'server.mjs');
