@@ -2,12 +2,17 @@
  * The house rules a reader relies on, checked on the source itself: core is pure (no `node:`
  * import, no clock read), no command imports another (shared flags live beside them in cli/),
  * the wall clock is read in one module only (everything else is handed a clock), and the
- * session is wrapped from outside (observers), never extended.
+ * session is wrapped from outside (observers), never extended. And the tests keep out of the
+ * user's own state: the run has a HOME and XDG_STATE_HOME of its own (test/helpers/own-home.ts).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { defaultStateDir } from '../src/history/history-path.js';
+import { spinup } from './helpers/spinup-process.js';
 
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
 const CLOCK_MODULE = 'io/wall-clock.ts';
@@ -73,5 +78,29 @@ describe('the house', () => {
   it('reads the wall clock in one module only', () => {
     const readers = files.filter((f) => f.name !== CLOCK_MODULE && /\bDate\.now\s*\(|new Date\s*\(\s*\)/.test(codeOf(f.text))).map((f) => f.name);
     expect(readers).toEqual([]);
+  });
+});
+
+describe("the tests keep out of the user's own state (issue 25, item 20)", () => {
+  it('the run has its own HOME and XDG_STATE_HOME, and a spinup a test starts records its start there, not in the real history', async () => {
+    const real = inject('realStateDir');
+    const own = defaultStateDir(process.env);
+    expect(own, 'test/helpers/own-home.ts, the global setup, gave the run a state dir of its own').toBeDefined();
+    expect(own).not.toBe(real);
+    expect(process.env.HOME).not.toBe(inject('realHome'));
+    expect(own!.startsWith(tmpdir())).toBe(true);
+    // A start as most tests make one: the env spread from process.env, no --no-history or --no-state.
+    const scratch = mkdtempSync(join(tmpdir(), 'spinup-house-'));
+    try {
+      const log = join(scratch, `house-${randomUUID()}.log`);
+      copyFileSync(fileURLToPath(new URL('../fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log', import.meta.url)), log);
+      const watch = spinup(['watch', '--no-follow', '--quiet', log], {});
+      expect(await watch.code, watch.stderr()).toBe(0);
+      const mentions = (dir: string | undefined): boolean => dir !== undefined && existsSync(join(dir, 'history.jsonl')) && readFileSync(join(dir, 'history.jsonl'), 'utf8').includes(log);
+      expect(mentions(own)).toBe(true);
+      expect(mentions(real)).toBe(false);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });

@@ -41,7 +41,8 @@ Commands:
 Run 'spinup <command> --help' for the options of one command.
 
 Exit codes: 0 ready (or all passed) · 1 failed · 2 stalled · 3 input ended with no verdict
-            64 usage error · 66 input not found · 69 --listen port in use
+            64 usage error · 66 input not found (or the working directory is gone)
+            69 --listen port in use
             70 internal error · 78 invalid rule pack
             130 interrupted`;
 

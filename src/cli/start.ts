@@ -28,6 +28,11 @@ export async function start(): Promise<number> {
   process.on('uncaughtException', escaped);
   process.on('unhandledRejection', escaped);
 
+  const cwd = workingDirectory();
+  if (cwd === undefined) {
+    if (!process.stderr.destroyed) process.stderr.write(NO_WORKING_DIRECTORY);
+    return EXIT.noInput;
+  }
   const code = await main({
     argv: process.argv.slice(2),
     // Only when asked for: making process.stdin opens fd 0 as a stream, which a pipe read by
@@ -40,10 +45,23 @@ export async function start(): Promise<number> {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
-    cwd: process.cwd(),
+    cwd,
     signal: controller.signal,
   });
   process.removeListener('SIGINT', onSignal);
   process.removeListener('SIGTERM', onSignal);
   return code;
+}
+
+const NO_WORKING_DIRECTORY =
+  "spinup: the current directory no longer exists (deleted, or its mount went away), so paths cannot be resolved; cd to a directory that exists and run spinup again\n";
+
+/** The directory this process runs in; undefined when it was deleted under us (getcwd: ENOENT). */
+function workingDirectory(): string | undefined {
+  try {
+    return process.cwd();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }

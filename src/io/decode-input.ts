@@ -39,13 +39,22 @@ export async function* decodeInput(source: AsyncIterable<SourceItem>, name: stri
     }
     if (item.kind === 'flush' && decoder) {
       // The file was rotated or truncated: what is left of it first, then a new look at the next.
-      for (const chunk of await decoder.end()) yield { kind: 'data', chunk };
+      yield* ended(decoder);
       decoder = undefined;
     }
     yield item;
   }
-  if (decoder) for (const chunk of await decoder.end()) yield { kind: 'data', chunk };
+  if (decoder) yield* ended(decoder);
 }
+
+/** The last of a file's bytes, then what its end showed (a .gz cut short). */
+async function* ended(decoder: Decoder): AsyncGenerator<SourceItem> {
+  for (const chunk of await decoder.end()) yield { kind: 'data', chunk };
+  for (const notice of decoder.takeNotices()) yield { kind: 'notice', notice };
+}
+
+const CUT_SHORT =
+  'its gzip data stops in the middle (gzip -t: unexpected end of file): it was cut short (copied, or read, while gzip was still writing it). What it held was read; the rest of the log is not in it';
 
 /** One file's (or stream's) decoding: decided on its first bytes, then applied to all of them. */
 class Decoder {
@@ -73,7 +82,10 @@ class Decoder {
     if (head[0] === 0x1f && head[1] === 0x8b) {
       this.#note('gzip-compressed: reading it decompressed');
       // After gzip, the text inside gets its own look.
-      return [new GunzipStep(), new Sniffed((bytes) => this.#textSteps(bytes))];
+      const cutShort = (): void => {
+        this.#notices.push({ type: 'damaged', path: this.name, detail: CUT_SHORT });
+      };
+      return [new GunzipStep(cutShort), new Sniffed((bytes) => this.#textSteps(bytes))];
     }
     return this.#textSteps(head);
   }
@@ -193,17 +205,19 @@ class Utf16Step implements Step {
 
 /**
  * Incremental gunzip: each chunk is written and flushed, so what has arrived is readable at once
- * (a .gz that is still being written). A member cut short ends quietly with what it held.
+ * (a .gz that is still being written). At the end of the input, a member cut short gives what it
+ * held and is said (`onCutShort`), not taken for a whole log: zlib finishes with Z_FINISH there,
+ * which fails with Z_BUF_ERROR ("unexpected end of file") where gzip -t does.
  */
 class GunzipStep implements Step {
   // node:zlib is required here, not imported: only a .gz input needs it.
   readonly #zlib = createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib');
-  readonly #gunzip: Gunzip = this.#zlib.createGunzip({ finishFlush: this.#zlib.constants.Z_SYNC_FLUSH });
+  readonly #gunzip: Gunzip = this.#zlib.createGunzip();
   #out: Buffer[] = [];
   #error: Error | undefined;
   #failed: Promise<void>;
 
-  constructor() {
+  constructor(private readonly onCutShort: () => void) {
     this.#gunzip.on('data', (chunk: Buffer) => this.#out.push(chunk));
     this.#failed = new Promise((resolve) =>
       this.#gunzip.once('error', (error) => {
@@ -225,6 +239,10 @@ class GunzipStep implements Step {
       const ended = new Promise<void>((resolve) => this.#gunzip.once('end', () => resolve()));
       this.#gunzip.end();
       await Promise.race([ended, this.#failed]);
+      if ((this.#error as NodeJS.ErrnoException | undefined)?.code === 'Z_BUF_ERROR') {
+        this.#error = undefined;
+        this.onCutShort();
+      }
     }
     return this.#take();
   }

@@ -30,15 +30,18 @@ export class SseClient {
   private readonly maxBufferedBytes: number;
   /** The id of the last event this client has. */
   private sentId: number;
+  /** Events up to this id were gone before this client came: missing them is not falling behind. */
+  private readonly goneBefore: number;
 
   constructor(private readonly options: SseClientOptions) {
     ({ response: this.response, log: this.log, maxBufferedBytes: this.maxBufferedBytes, afterId: this.sentId } = options);
     this.response.on('drain', () => this.pump());
     this.response.on('close', () => this.gone());
-    const oldest = this.log.oldestId;
-    if (this.sentId + 1 < oldest) {
-      if (this.sentId > 0) this.comment(`events ${this.sentId + 1}-${oldest - 1} are no longer kept`);
-      this.sentId = oldest - 1;
+    this.goneBefore = this.log.droppedUpTo;
+    if (this.sentId > 0 && this.sentId < this.goneBefore) {
+      const kept = this.log.keptStateEvents(this.sentId, this.goneBefore);
+      const but = kept > 0 ? ` but for the ${kept} that define the state (family, stages, verdict)` : '';
+      this.comment(`events ${this.sentId + 1}-${this.goneBefore} are no longer kept${but}`);
     }
   }
 
@@ -50,7 +53,9 @@ export class SseClient {
   /** Sends what the log holds beyond what this client has, as far as its buffer allows. */
   pump(): void {
     if (this.closed) return;
-    if (this.sentId + 1 < this.log.oldestId) return this.drop();
+    // Progress it had not had yet was rotated out while it was here: it fell behind. (What the
+    // log kept of it, the state-defining events, it would get on reconnecting with Last-Event-ID.)
+    if (this.log.droppedUpTo > Math.max(this.sentId, this.goneBefore)) return this.drop();
     while (this.response.writableLength < this.maxBufferedBytes) {
       const [next] = this.log.since(this.sentId, 1);
       if (!next) return;

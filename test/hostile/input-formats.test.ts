@@ -140,3 +140,46 @@ describe('13.9: inputs people have', () => {
 function utf16Bom(path: string): Buffer {
   return readFileSync(path).subarray(0, 2);
 }
+
+describe('25.9: a .gz cut short is said to be damaged, not read as a whole log', () => {
+  /** READY's gzip cut before its end (and before its ready line), as a copy made while gzip still wrote it. */
+  function cutGz(name: string): string {
+    const whole = execFileSync('gzip', ['-c', READY]);
+    const gz = write(name, whole.subarray(0, Math.floor(whole.length * 0.6)));
+    // The real tool agrees that it is cut short.
+    expect(() => execFileSync('gzip', ['-t', gz], { stdio: 'pipe' })).toThrow(/unexpected end of file/);
+    return gz;
+  }
+  const DAMAGED = /is damaged: its gzip data stops in the middle \(gzip -t: unexpected end of file\)/g;
+
+  it.for([
+    { how: 'the lines', flags: [] },
+    { how: '--quiet', flags: ['--quiet'] },
+  ])('25.9: watch --no-follow cut.log.gz ($how): what it held is read, one message says it is damaged, INCOMPLETE (exit 3)', async ({ flags }) => {
+    const gz = cutGz('cut.log.gz');
+    const w = spawnCli(['watch', '--no-history', '--no-follow', ...flags, gz], { cwd: dir, env });
+    const exit = await w.finished(20_000);
+    expect(exit.code, w.dump()).toBe(3);
+    expect(w.stdout).toMatch(/^INCOMPLETE sglang/m);
+    expect(w.stderr.match(DAMAGED), w.stderr).toHaveLength(1);
+    expect(w.stderr).toContain(`${gz} is damaged`);
+    expect(w.stderr).not.toMatch(STACK_TRACE);
+  });
+
+  it('25.9: the same bytes on a pipe (zcat-less: watch -): said the same way', async () => {
+    const gz = cutGz('piped.log.gz');
+    const w = spawnCli(['watch', '--no-history', '-'], { cwd: dir, env });
+    w.child.stdin!.end(readFileSync(gz));
+    const exit = await w.finished(20_000);
+    expect(exit.code, w.dump()).toBe(3);
+    expect(w.stderr.match(DAMAGED), w.stderr).toHaveLength(1);
+    expect(w.stderr).toContain('stdin is damaged');
+  });
+
+  it('25.9: a whole .gz is not called damaged', async () => {
+    const gz = write('whole.log.gz', execFileSync('gzip', ['-c', READY]));
+    const w = spawnCli(['watch', '--no-history', '--no-follow', gz], { cwd: dir, env });
+    expect((await w.finished(20_000)).code, w.dump()).toBe(0);
+    expect(w.stderr).not.toContain('damaged');
+  });
+});

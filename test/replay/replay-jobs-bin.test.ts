@@ -53,7 +53,9 @@ describe('replay --jobs 2 prints what --jobs 1 prints, over fixtures/', () => {
   ])('$format', { timeout: LONG }, async ({ args }) => {
     const run = await sameOnOneAndTwoThreads([...args, 'fixtures']);
     expect(run.code).toBe(0);
-    if (args[0] !== '--format') expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`${FIXTURE_CASES} passed, 0 failed`);
+    const last = run.stdout.trimEnd().split('\n').at(-1);
+    if (args[0] === '--json') expect(JSON.parse(last!)).toEqual({ type: 'summary', passed: FIXTURE_CASES, failed: 0, total: FIXTURE_CASES });
+    else if (args[0] !== '--format') expect(last).toBe(`${FIXTURE_CASES} passed, 0 failed`);
     else expect(run.stdout.match(/<testcase /g)).toHaveLength(FIXTURE_CASES);
   });
 });

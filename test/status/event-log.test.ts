@@ -25,4 +25,28 @@ describe('EventLog', () => {
     log.append('x', 'y'.repeat(100));
     expect(log.since(0)).toHaveLength(1);
   });
+
+  it('keeps the state-defining events apart: progress frames never rotate out the family, the stages or the verdict', () => {
+    const log = new EventLog({ maxEvents: 5 });
+    log.append('family', '{"family":"sglang"}');
+    log.append('stage', '{"stage":"launch"}');
+    for (let i = 0; i < 1000; i++) log.append('progress', String(i));
+    log.append('stage', '{"stage":"load_weights"}');
+    for (let i = 0; i < 1000; i++) log.append('progress', String(i));
+    log.append('verdict', '{"verdict":"ready"}');
+    const kept = log.since(0);
+    expect(kept.map((e) => e.id)).toEqual([1, 2, 1003, 1999, 2000, 2001, 2002, 2003, 2004]);
+    expect(kept.filter((e) => e.type !== 'progress').map((e) => e.type)).toEqual(['family', 'stage', 'stage', 'verdict']);
+    expect(log.since(2, 2).map((e) => e.id)).toEqual([1003, 1999]);
+    expect(log.oldestId).toBe(1);
+    expect(log.droppedUpTo).toBe(1998);
+    expect(log.keptStateEvents(0, 1998)).toBe(3);
+  });
+
+  it('bounds the state-defining events too (a start that restarts in a loop)', () => {
+    const log = new EventLog({ maxStateEvents: 3 });
+    for (let i = 0; i < 10; i++) log.append('stage', String(i));
+    expect(log.since(0).map((e) => e.id)).toEqual([8, 9, 10]);
+    expect(log.droppedUpTo).toBe(7);
+  });
 });

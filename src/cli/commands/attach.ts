@@ -1,11 +1,11 @@
 /** `spinup attach [ID]`: follow a start that another spinup watches, from any terminal on the host. */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import { apiGet, readEvents, type ApiTarget } from '../../serve/api-client.js';
 import { pidAlive, readRunFile, type RunEntry } from '../../serve/run-files.js';
 import type { StatusSnapshot } from '../../status/status-snapshot.js';
 import { UsageError } from '../errors.js';
+import { parseOptions } from '../parse-options.js';
 import { AttachView } from '../format/attach-view.js';
 import { write, type Io } from '../io-context.js';
 import { findRun } from '../find-run.js';
@@ -33,7 +33,7 @@ Exit: 0 ready · 1 failed · 2 stalled · 3 spinup ended with no verdict · 64 u
 const RECONNECT_MS = 300;
 
 export async function attachCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: { json: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, help: { type: 'boolean', short: 'h' } },

@@ -8,6 +8,7 @@ import { useColor, write, type Io } from '../io-context.js';
 import { laneFromRecord } from '../../report/lane-from-record.js';
 import { startsTimelineText } from '../../report/text-timeline.js';
 import { parseOptions } from '../parse-options.js';
+import { shownText } from '../format/shown-text.js';
 
 export const historyHelp = `Usage: spinup history [options]
 
@@ -51,13 +52,16 @@ export async function historyCommand(args: string[], io: Io): Promise<number> {
   const records = read.records.filter((r) => needle === undefined || (r.model ?? '').toLowerCase().includes(needle));
   const skipped = skippedSummary(path, read);
   if (skipped) write(io.stderr, `spinup history: ${skipped}\n`);
-  const groups = groupStarts(records);
   if (values.json) {
+    const groups = groupStarts(records);
     for (const r of records) write(io.stdout, `${JSON.stringify({ type: 'start', ...r, slowest_stage: slowestStage(r)?.stage })}\n`);
     for (const g of groups) write(io.stdout, `${JSON.stringify({ type: 'stats', ...g })}\n`);
     write(io.stdout, `${JSON.stringify({ type: 'summary', path, starts: records.length, skipped: read.skipped.length, upgraded: read.upgraded })}\n`);
     return EXIT.ok;
   }
+  // A model name is read from the log: shown with its control characters as escapes, like all log text.
+  const shownRecords = records.map((r) => (r.model === undefined ? r : { ...r, model: shownText(r.model) }));
+  const groups = groupStarts(shownRecords);
   if (read.records.length === 0) {
     write(io.stdout, `No starts recorded in ${shown} yet: 'spinup watch' and 'spinup run' record each start they see.\n`);
     return EXIT.ok;
@@ -66,11 +70,11 @@ export async function historyCommand(args: string[], io: Io): Promise<number> {
   write(io.stdout, `${records.length} start${records.length === 1 ? '' : 's'}${filtered} in ${shown}\n\n`);
   if (records.length === 0) return EXIT.ok;
   if (values.timeline) {
-    const rows = records.map((r) => ({ title: `${localTime(r.when).slice(5)} ${shortModel(r, 14)}`, lane: laneFromRecord(r) }));
+    const rows = shownRecords.map((r) => ({ title: `${localTime(r.when).slice(5)} ${shortModel(r, 14)}`, lane: laneFromRecord(r) }));
     write(io.stdout, startsTimelineText(rows, { color: useColor(io) }));
     return EXIT.ok;
   }
-  write(io.stdout, formatStarts(records, localTime));
+  write(io.stdout, formatStarts(shownRecords, localTime));
   const stats = formatGroups(groups, new Set(records.map((r) => r.host)).size > 1);
   if (stats) write(io.stdout, `\nTime per stage in ready starts (count, min, median, max):\n${stats}`);
   return EXIT.ok;

@@ -1,11 +1,12 @@
 /** `spinup probe URL|ID [--startup|--ready|--live]`: an exec probe, for clusters that prefer them. */
-import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import { apiGet, type ApiTarget } from '../../serve/api-client.js';
 import type { StatusSnapshot } from '../../status/status-snapshot.js';
 import { verdictLineText } from '../../status/status-text.js';
 import { UsageError } from '../errors.js';
+import { parseOptions } from '../parse-options.js';
 import { write, type Io } from '../io-context.js';
+import { shownText } from '../format/shown-text.js';
 import { durationOption } from '../options.js';
 import { findRun } from '../find-run.js';
 
@@ -25,12 +26,12 @@ Options:
   --timeout DURATION  how long to wait for the answer (default 2s)
   -h, --help          show this help
 
-Exit: 0 yes · 1 no, or unreachable · 64 usage`;
+Exit: 0 yes · 1 no, or unreachable · 64 usage · 66 no such start ID on this host`;
 
 const PATHS = { startup: '/startupz', ready: '/readyz', live: '/livez' } as const;
 
 export async function probeCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: { startup: { type: 'boolean' }, ready: { type: 'boolean' }, live: { type: 'boolean' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -48,7 +49,7 @@ export async function probeCommand(args: string[], io: Io): Promise<number> {
   try {
     const answer = await apiGet(target, PATHS[question], timeoutMs);
     const yes = answer.status === 200;
-    write(io.stdout, `${question} ${yes ? 'yes' : 'no'} (HTTP ${answer.status}): ${describe(question, answer.body)}\n`);
+    write(io.stdout, `${question} ${yes ? 'yes' : 'no'} (HTTP ${answer.status}): ${shownText(describe(question, answer.body))}\n`);
     return yes ? EXIT.ok : EXIT.failed;
   } catch (error) {
     write(io.stdout, `${question} no: cannot reach ${shown}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);

@@ -1,5 +1,4 @@
 /** `spinup status [ID]`: the starts being watched on this host, and recent ones. */
-import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
 import { apiGet } from '../../serve/api-client.js';
@@ -7,6 +6,8 @@ import { listRuns, type RunEntry } from '../../serve/run-files.js';
 import type { StatusSnapshot } from '../../status/status-snapshot.js';
 import { statusLineText, verdictLineText } from '../../status/status-text.js';
 import { UsageError } from '../errors.js';
+import { parseOptions } from '../parse-options.js';
+import { shownText } from '../format/shown-text.js';
 import { write, type Io } from '../io-context.js';
 import { findRun, runsDirOf } from '../find-run.js';
 import { systemClock } from '../../io/wall-clock.js';
@@ -31,7 +32,7 @@ Exit: 0 · 64 usage · 66 no such ID`;
 const LIVE_TIMEOUT_MS = 1_000;
 
 export async function statusCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values, positionals } = parseOptions({ args, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     write(io.stdout, `${statusHelp}\n`);
     return EXIT.ok;
@@ -77,9 +78,9 @@ function details(entry: RunEntry, status: StatusSnapshot): string {
   const { run } = entry;
   const rows: [string, string | undefined][] = [
     ['state', `${entry.state}${run.exit_code !== undefined ? ` (exit ${run.exit_code})` : ''}`],
-    ['verdict', verdictLineText(status)],
-    ['now', status.verdict === 'pending' ? statusLineText(status) : undefined],
-    ['root cause', status.root_cause.map((l) => `line ${l.line}: ${l.text}`).join('\n             ') || undefined],
+    ['verdict', shownText(verdictLineText(status))],
+    ['now', status.verdict === 'pending' ? shownText(statusLineText(status)) : undefined],
+    ['root cause', status.root_cause.map((l) => `line ${l.line}: ${shownText(l.text)}`).join('\n             ') || undefined],
     ['hint', status.hint ?? undefined],
     ['command', `${run.command} (spinup pid ${run.pid}${status.server_pid ? `, server pid ${status.server_pid}` : ''}) on ${run.host}`],
     ['log', run.log],

@@ -11,6 +11,7 @@ import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult } from '../../io
 import { InputError, UsageError } from '../errors.js';
 import { liveReporter, reportFormat } from '../reporters/choose-reporter.js';
 import { fanOut, type LiveReporter } from '../reporters/live-reporter.js';
+import { noticeText } from '../reporters/event-lines.js';
 import { standing } from '../reporters/standing.js';
 import { StatusApiReporter } from '../reporters/status-api-reporter.js';
 import { useColor, type Io } from '../io-context.js';
@@ -166,7 +167,12 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
       signal: io.signal,
       onEvents: (events) => reporter.events(events),
       // The file as the user named it (`server.log`), like tail -F says it.
-      onNotice: (notice) => reporter.notice(notice.path !== undefined && notice.path === path ? { ...notice, path: target } : notice),
+      onNotice: (given) => {
+        const notice = given.path !== undefined && given.path === path ? { ...given, path: target } : given;
+        // Damage is said in every format, --quiet included: the verdict rests on part of the log.
+        if (notice.type === 'damaged') reporter.message(`spinup: ${noticeText(notice)}`);
+        else reporter.notice(notice);
+      },
       onEarlierVerdict: (verdict) => reporter.earlier(verdict, earlierDetail(verdict)),
     });
   } catch (error) {

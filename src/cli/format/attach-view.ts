@@ -8,7 +8,8 @@ import { statusLineText, verdictLineText } from '../../status/status-text.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import { useColor, write, type Io } from '../io-context.js';
 import { verdictFromJson } from './verdict-from-json.js';
-import { clip, formatVerdict } from './verdict-text.js';
+import { formatVerdict } from './verdict-text.js';
+import { clip, shownText } from './shown-text.js';
 
 export type AttachMode = 'lines' | 'json' | 'quiet';
 
@@ -69,7 +70,7 @@ export class AttachView {
     const code = entry.run.exit_code ?? (status.verdict === 'pending' ? EXIT.incomplete : exitCodeFor(status.verdict));
     const how = entry.state === 'stale' ? `spinup (pid ${entry.run.pid}) is gone without a last word` : `it ended${entry.run.exit_code !== undefined ? ` with exit ${entry.run.exit_code}` : ''}`;
     if (this.mode === 'json') write(this.io.stdout, `${JSON.stringify({ type: 'ended', id: entry.run.id, state: entry.state, exit_code: entry.run.exit_code, status })}\n`);
-    else write(this.io.stdout, `${entry.run.id} is not running: ${how}. Last status: ${verdictLineText(status)}\n`);
+    else write(this.io.stdout, `${entry.run.id} is not running: ${how}. Last status: ${shownText(verdictLineText(status))}\n`);
     return code;
   }
 
@@ -91,15 +92,15 @@ export class AttachView {
     const where = this.c.dim(`line ${String(json.line)}`);
     switch (type) {
       case 'family':
-        return `${this.c.dim('spinup:')} family ${String(json.family)}`;
+        return `${this.c.dim('spinup:')} family ${shownText(String(json.family))}`;
       case 'stage':
         return `${elapsed} stage ${this.c.bold(String(json.stage))}${json.reentered ? ' (again)' : ''}  ${where}`;
       case 'warning':
-        return `${elapsed} ${this.c.yellow('warning')} ${String(json.message)}  ${where}`;
+        return `${elapsed} ${this.c.yellow('warning')} ${shownText(String(json.message))}  ${where}`;
       case 'restart':
         return `${elapsed} a new run starts at line ${String(json.line)}; earlier lines no longer count`;
       case 'after_ready_failure':
-        return `${elapsed} ${this.c.red('crash after ready')}: ${String(json.message)}  ${where}`;
+        return `${elapsed} ${this.c.red('crash after ready')}: ${shownText(String(json.message))}  ${where}`;
       default:
         return undefined;
     }

@@ -1,7 +1,7 @@
 /** The `replay --coverage` report: rules no fixture exercises, and alarming lines no rule claimed. */
 import pc from 'picocolors';
 import type { CoverageReport, RuleInfo } from '../../replay/coverage.js';
-import { clip } from './verdict-text.js';
+import { clip } from './shown-text.js';
 
 /** Per fixture, the unclaimed lines shown; the rest are counted (`spinup explain` shows them all). */
 const MAX_LINES_PER_FIXTURE = 8;

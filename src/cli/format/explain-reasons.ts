@@ -5,7 +5,7 @@ import type { ClassifierEvent, Evidence, LogLine } from '../../core/events.js';
 import { compareCandidates, type Candidate, type Tier } from '../../core/root-cause.js';
 import type { LogTrace } from '../../replay/explain-driver.js';
 import { lineHits, type FrameHit } from '../../replay/frame-hits.js';
-import { clip } from './verdict-text.js';
+import { clip, shownText } from './shown-text.js';
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
@@ -33,7 +33,7 @@ export function reasoning(trace: LogTrace, c: Colors): string[] {
   const out: string[] = [];
   const decided = verdict.decidedBy;
   out.push(row(c, 'decided by', decided ? lineRef(decided, c) : c.dim('time passing, not a line')));
-  out.push(row(c, 'reason', verdict.reason));
+  out.push(row(c, 'reason', shownText(verdict.reason)));
   if (verdict.verdict === 'ready' && decided) out.push(...heldReady(trace, decided, c));
   if (verdict.verdict === 'failed') out.push(...failureReasoning(trace, c));
   if (verdict.verdict === 'stalled' && verdict.lastLine) {

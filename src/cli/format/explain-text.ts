@@ -4,7 +4,8 @@ import { formatDuration } from '../../core/duration.js';
 import type { Mismatch } from '../../replay/compare.js';
 import type { LineTrace, LogTrace } from '../../replay/explain-driver.js';
 import { lineHits, type FrameHit, type HitKind } from '../../replay/frame-hits.js';
-import { clip, formatVerdict } from './verdict-text.js';
+import { formatVerdict } from './verdict-text.js';
+import { clip, shownText } from './shown-text.js';
 import { allEvents, reasoning, type Colors } from './explain-reasons.js';
 
 
@@ -35,7 +36,7 @@ export function formatExplain(trace: LogTrace, view: ExplainView): string {
   if (view.mismatches) {
     out.push('', c.bold(`Expectation (${view.expectFile}):`));
     if (view.mismatches.length === 0) out.push(`  ${c.green('matches')}`);
-    for (const m of view.mismatches) out.push(`  ${c.red(m.field)}: expected ${m.expected}, got ${m.actual}`);
+    for (const m of view.mismatches) out.push(`  ${c.red(m.field)}: expected ${m.expected}, got ${shownText(m.actual)}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -9,6 +9,7 @@ import type { SessionEvent } from '../../core/session.js';
 import { namedVerdict } from '../../core/group-verdicts.js';
 import { write, type Io } from '../io-context.js';
 import { formatGroupVerdict } from './group-text.js';
+import { shownText } from './shown-text.js';
 import { eventJson, verdictJson } from './verdict-json.js';
 import { noticeText } from '../reporters/event-lines.js';
 
@@ -68,9 +69,9 @@ export class GroupReporter {
       case 'waiting':
         return `${at(event.at)} the head is ready; waiting for node${event.missing.length > 1 ? 's' : ''} ${event.missing.join(', ')} to join`;
       case 'node-lost':
-        return `${at(event.at)} ${node(event.node)} ${this.c.red('lost')}: ${event.verdict.reason}`;
+        return `${at(event.at)} ${node(event.node)} ${this.c.red('lost')}: ${shownText(event.verdict.reason)}`;
       case 'after-ready-failure':
-        return `${at(event.at)} ${node(event.node)} ${this.c.red('failed after ready')}: ${event.verdict.message ?? event.verdict.reason}`;
+        return `${at(event.at)} ${node(event.node)} ${this.c.red('failed after ready')}: ${shownText(event.verdict.message ?? event.verdict.reason)}`;
       case 'node':
         return this.describeNodeEvent(event.node, event.at, event.event);
       case 'group-verdict':
@@ -87,14 +88,14 @@ export class GroupReporter {
       case 'stage':
         return `${prefix} stage ${this.c.bold(event.stage)}${event.reentered ? ' (again)' : ''}  ${this.c.dim(`line ${event.line.lineNo}`)}`;
       case 'warning':
-        return `${prefix} ${this.c.yellow('warning')} ${event.message}  ${this.c.dim(`line ${event.line.lineNo}`)}`;
+        return `${prefix} ${this.c.yellow('warning')} ${shownText(event.message)}  ${this.c.dim(`line ${event.line.lineNo}`)}`;
       case 'restart':
         return `${prefix} a new run starts at line ${event.line.lineNo}`;
       case 'after-ready-failure':
-        return `${prefix} ${this.c.red('crash after ready')}: ${event.message}  ${this.c.dim(`line ${event.line.lineNo}`)}`;
+        return `${prefix} ${this.c.red('crash after ready')}: ${shownText(event.message)}  ${this.c.dim(`line ${event.line.lineNo}`)}`;
       case 'verdict': {
         const v = event.verdict;
-        const what = v.verdict === 'failed' ? `${v.cause ?? 'unknown'}: ${v.message ?? v.reason}` : `in stage ${v.stage}`;
+        const what = v.verdict === 'failed' ? `${v.cause ?? 'unknown'}: ${shownText(v.message ?? v.reason)}` : `in stage ${v.stage}`;
         const line = v.verdict === 'failed' ? (v.evidence[0] ?? v.decidedBy) : v.decidedBy;
         return `${prefix} ${v.verdict.toUpperCase()} ${what}${line ? `  ${this.c.dim(`line ${line.lineNo}`)}` : ''}`;
       }

@@ -3,7 +3,8 @@ import pc from 'picocolors';
 import { formatDuration } from '../../core/duration.js';
 import type { GroupVerdict, NodeSummary } from '../../core/group-types.js';
 import { namedVerdict } from '../../core/group-verdicts.js';
-import { clip, formatVerdict } from './verdict-text.js';
+import { formatVerdict } from './verdict-text.js';
+import { clip, shownText } from './shown-text.js';
 
 export function formatGroupVerdict(group: GroupVerdict, options: { color: boolean; family?: string }): string {
   const c = pc.createColors(options.color);
@@ -14,17 +15,17 @@ export function formatGroupVerdict(group: GroupVerdict, options: { color: boolea
   const detail = group.detail;
   const header = {
     ready: `${c.bold(c.green('READY'))}${family}  group of ${group.nodes.length} nodes, after ${formatDuration(detail?.elapsedMs ?? group.elapsedMs)}`,
-    failed: `${c.bold(c.red('FAILED'))}${family}  node ${group.node} ${of}: ${c.bold(detail?.cause ?? 'unknown')}: ${detail?.message ?? group.reason}`,
+    failed: `${c.bold(c.red('FAILED'))}${family}  node ${group.node} ${of}: ${c.bold(detail?.cause ?? 'unknown')}: ${shownText(detail?.message ?? group.reason)}`,
     stalled: `${c.bold(c.yellow('STALLED'))}${family}  node ${group.node} ${of}, in stage ${c.bold(group.stage)}`,
     incomplete: `${c.bold(c.cyan('INCOMPLETE'))}${family}  group ${of}: the input ended before any verdict (node ${group.node} furthest behind, in stage ${group.stage})`,
   }[group.verdict];
   const shown = group.stalledNode !== undefined && group.stalledNode !== group.node ? `; the rows below are node ${group.stalledNode}'s` : '';
-  const rows = [row(c, 'group', `${group.reason}${shown}`), ...body];
+  const rows = [row(c, 'group', `${shownText(group.reason)}${shown}`), ...body];
   for (const aside of group.setAside) {
     const v = aside.verdict;
     const line = v.evidence[0] ?? v.decidedBy;
     const where = line ? ` line ${line.lineNo}: ${clip(line.text.trim(), 120)}` : '';
-    rows.push(row(c, 'set aside', `node ${aside.node}: ${v.cause ?? 'unknown'} (${v.message ?? v.reason})${where}`));
+    rows.push(row(c, 'set aside', `node ${aside.node}: ${v.cause ?? 'unknown'} (${shownText(v.message ?? v.reason)})${where}`));
   }
   rows.push(row(c, 'nodes', `${group.nodes.map(describeNode).join(' · ')}; expected ${group.expected} (${sizeWords(group.expectedFrom)})`));
   return [header, ...rows].join('\n');

@@ -2,6 +2,7 @@
 import pc from 'picocolors';
 import { formatDuration } from '../../core/duration.js';
 import type { Evidence, LogLine, Verdict } from '../../core/events.js';
+import { clip, shownText } from './shown-text.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 
@@ -20,12 +21,17 @@ export interface VerdictTextOptions {
 export function formatVerdict(given: Verdict, options: VerdictTextOptions): string {
   const c = pc.createColors(options.color);
   const origin = options.sinceLaunchMs === undefined ? 'start' : 'launch';
-  const verdict = options.sinceLaunchMs === undefined ? given : { ...given, elapsedMs: options.sinceLaunchMs };
+  const verdict = shownWords(options.sinceLaunchMs === undefined ? given : { ...given, elapsedMs: options.sinceLaunchMs });
   if (verdict.familyUnknown === 'no-evidence') return formatNoServer(c, verdict);
   // The shared rules' pack is no family: say what is not known instead of naming it.
   // `READY sglang  after 29s`; with no family to name, one space: `STALLED in stage none`.
   const family = options.family && !verdict.familyUnknown ? ` ${c.dim(options.family)} ` : '';
   return [formatKnown(c, verdict, family, origin), ...(verdict.familyUnknown === 'undecided' ? [UNDECIDED(c)] : [])].join('\n');
+}
+
+/** A message is filled from the log's own words, and a reason may quote them: both are shown safe. */
+function shownWords(verdict: Verdict): Verdict {
+  return { ...verdict, reason: shownText(verdict.reason), ...(verdict.message === undefined ? {} : { message: shownText(verdict.message) }) };
 }
 
 const UNDECIDED = (c: Colors): string =>
@@ -95,8 +101,4 @@ function row(c: Colors, label: string, value: string): string {
 function lineRow(c: Colors, label: string, line: LogLine | Evidence | undefined, paint: (s: string) => string = (s) => s): string[] {
   if (!line) return [];
   return [row(c, label, `${c.dim(`line ${line.lineNo}:`)} ${paint(clip(line.text, MAX_LINE))}`)];
-}
-
-export function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -3,6 +3,7 @@ import type pc from 'picocolors';
 import { formatDuration } from '../../core/duration.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import { stageNote } from '../../history/status-insight.js';
+import { shownText } from '../format/shown-text.js';
 import type { SourceNotice } from './live-reporter.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
@@ -22,11 +23,11 @@ export function eventLine(event: SessionEvent, session: Session, c: Colors, sinc
       return `${elapsed(event.at)} stage ${c.bold(event.stage)}${event.reentered ? ' (again)' : ''}  ${c.dim(`line ${event.line.lineNo}`)}${note ? `  ${c.dim(note)}` : ''}`;
     }
     case 'warning':
-      return `${elapsed(event.at)} ${c.yellow('warning')} ${event.message}  ${c.dim(`line ${event.line.lineNo}`)}`;
+      return `${elapsed(event.at)} ${c.yellow('warning')} ${shownText(event.message)}  ${c.dim(`line ${event.line.lineNo}`)}`;
     case 'restart':
       return `${elapsed(event.at)} a new run starts at line ${event.line.lineNo}; earlier lines no longer count`;
     case 'after-ready-failure':
-      return `${elapsed(event.at)} ${c.red('crash after ready')}: ${event.message}  ${c.dim(`line ${event.line.lineNo}`)}`;
+      return `${elapsed(event.at)} ${c.red('crash after ready')}: ${shownText(event.message)}  ${c.dim(`line ${event.line.lineNo}`)}`;
     default:
       return undefined;
   }
@@ -49,6 +50,8 @@ export function noticeText(notice: SourceNotice): string {
       return `${path} is not a regular file${notice.detail ? ` (${notice.detail})` : ''}; waiting`;
     case 'decoded':
       return `${path}: ${notice.detail ?? 'decoded'}`;
+    case 'damaged':
+      return `${path} is damaged: ${notice.detail ?? 'it cannot be read whole'}`;
     case 'unreadable':
       return `cannot read ${path}${notice.detail ? `: ${notice.detail}` : ''}; retrying`;
     default:

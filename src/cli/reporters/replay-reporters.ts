@@ -13,6 +13,7 @@ import { coverageJson, formatCoverage } from '../format/coverage-text.js';
 import { junitCase, junitXml, type JunitCase } from '../format/junit.js';
 import { verdictJson } from '../format/verdict-json.js';
 import { useColor, write, type Io } from '../io-context.js';
+import { shownText } from '../format/shown-text.js';
 
 export interface ReplaySummary {
   passed: number;
@@ -84,9 +85,9 @@ class JsonCasesReporter extends TableReporter {
     for (const object of coverageJson(report)) write(this.io.stdout, `${JSON.stringify(object)}\n`);
   }
 
+  /** The summary as an object and nothing after it: every line of `--json` is JSON (`| jq` reads it all). */
   override finish(summary: ReplaySummary): void {
     write(this.io.stdout, `${JSON.stringify({ type: 'summary', ...summary })}\n`);
-    super.finish(summary);
   }
 }
 
@@ -164,6 +165,6 @@ function tableRow(r: ReplayedCase, width: number, c: ReturnType<typeof pc.create
     .filter(Boolean)
     .join(' ');
   const status = r.pass ? c.green('pass') : c.red('FAIL');
-  const why = r.mismatches.map((m) => `${m.field}: expected ${m.expected}, got ${m.actual}`).join('; ');
+  const why = shownText(r.mismatches.map((m) => `${m.field}: expected ${m.expected}, got ${m.actual}`).join('; '));
   return `${status}  ${fixtureName(r.log).padEnd(width)}  ${actual}${why ? `\n      ${c.red(why)}` : ''}\n`;
 }

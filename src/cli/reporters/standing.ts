@@ -4,7 +4,7 @@ import { formatDuration } from '../../core/duration.js';
 import type { Session } from '../../core/session.js';
 import { suspectOf } from '../../core/suspect.js';
 import { statusInsight } from '../../history/status-insight.js';
-import { clip } from '../format/verdict-text.js';
+import { clip } from '../format/shown-text.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 

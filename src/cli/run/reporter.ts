@@ -10,7 +10,8 @@ import type { Decision } from '../../io/supervise/decision.js';
 import { describeExit } from '../../io/supervise/exit.js';
 import { probeText } from '../../io/supervise/verdicts.js';
 import { verdictJson } from '../format/verdict-json.js';
-import { clip, formatVerdict } from '../format/verdict-text.js';
+import { formatVerdict } from '../format/verdict-text.js';
+import { clip, shownText } from '../format/shown-text.js';
 import { liveReporter } from '../reporters/choose-reporter.js';
 import type { LiveReporter } from '../reporters/live-reporter.js';
 import { standing } from '../reporters/standing.js';
@@ -108,7 +109,7 @@ export class RunReporter {
   private rows(decision: Decision, facts: RunFacts): string[] {
     const { verdict, exit } = decision;
     const rows: string[] = [];
-    if (decision.by === 'process' || (verdict.stage === 'ready' && verdict.verdict === 'failed')) rows.push(this.row('why', verdict.reason));
+    if (decision.by === 'process' || (verdict.stage === 'ready' && verdict.verdict === 'failed')) rows.push(this.row('why', shownText(verdict.reason)));
     if (decision.by === 'process' && verdict.lastLine) {
       rows.push(this.row('last line', `${this.c.dim(`line ${verdict.lastLine.lineNo}:`)} ${clip(verdict.lastLine.text, 200)}`));
     }
