@@ -12,6 +12,9 @@
  *   failed  a fatal `torch.OutOfMemoryError: CUDA out of memory` after `Load weight begin`
  * It also records when the verdict event reached watch's stdout, which is what a person or a
  * script sees first; the exit is what `spinup watch log && next-step` waits for.
+ * A third case is a corroborated failure: `... | spinup watch -` reads a line the source makes
+ * fatal but no rule decides on alone (the start is suspect), and the verdict waits for the death
+ * sign, the pipe closing: its figures run from the close.
  *
  * Exports runLatencyBench(opts) (figures per case) for test/bench/run.mjs, and detectionLatency
  * (the same, in the shape run.mjs prints).
@@ -48,6 +51,19 @@ export const LATENCY_CASES = [
     exitCode: 1,
     verdict: 'failed',
   },
+  {
+    // A corroborated failure: a line the source makes fatal (NCCL aborts after this WARN) that
+    // no rule decides on at once, then the server's death: `server 2>&1 | spinup watch -` sees its pipe
+    // close. The figure is from the close (the death sign) to the exit.
+    name: 'failed (corroborated)',
+    via: 'pipe',
+    fixture: 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log',
+    cutBefore: (line) => line.includes('Traceback (most recent call last)'),
+    filler: (i) => `node01:3120${i}:3190${i} [0] NCCL INFO Channel 0${i}/0 : 0[0] -> 1[1] via P2P/IPC`,
+    deciding: 'node01:31200:31900 [0] graph/rings.cc:51 NCCL WARN Error : ring 0 does not loop back to start (3 != 0)',
+    exitCode: 1,
+    verdict: 'failed',
+  },
 ];
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -69,10 +85,14 @@ async function once({ root, dir, testCase, index }) {
   const head = lines.slice(0, lines.findIndex(testCase.cutBefore));
   if (!head.some((l) => / stage|Load weight begin|server_args/.test(l))) throw new Error(`latency: bad cut of ${testCase.fixture}`);
   const log = join(dir, `latency-${index}.log`);
-  writeFileSync(log, `${head.join('\n')}\n`);
-  const child = spawn(process.execPath, [join(root, 'dist/cli/bin.js'), 'watch', '--no-history', '--json', '--pack', 'sglang', log], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const piped = testCase.via === 'pipe';
+  if (!piped) writeFileSync(log, `${head.join('\n')}\n`);
+  const child = spawn(process.execPath, [join(root, 'dist/cli/bin.js'), 'watch', '--no-history', '--json', '--pack', 'sglang', piped ? '-' : log], {
+    stdio: [piped ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
+  // Through a pipe the log is what the server writes to it; a file is appended to.
+  const append = piped ? (text) => child.stdin.write(text) : (text) => appendFileSync(log, text);
+  if (piped) append(`${head.join('\n')}\n`);
   let out = '';
   let err = '';
   let verdictAt;
@@ -90,11 +110,18 @@ async function once({ root, dir, testCase, index }) {
   if (gone) throw new Error(`latency ${testCase.name}: watch exited before the run went live\n${out}\n${err}`);
   for (let i = 0; i < 3; i++) {
     await sleep(50);
-    appendFileSync(log, `${testCase.filler(i)}\n`);
+    append(`${testCase.filler(i)}\n`);
   }
   await sleep(150);
-  const written = performance.now();
-  appendFileSync(log, `${testCase.deciding}\n`);
+  let written = performance.now();
+  append(`${testCase.deciding}\n`);
+  if (piped) {
+    // The server dies a moment after its last words: the pipe closes.
+    await sleep(150);
+    if (verdictAt !== undefined) throw new Error(`latency ${testCase.name}: a suspect line decided before any death sign\n${out}`);
+    written = performance.now();
+    child.stdin.end();
+  }
   const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
   const { code, signal, at } = await exited;
   clearTimeout(timer);
@@ -102,7 +129,7 @@ async function once({ root, dir, testCase, index }) {
   if (code !== testCase.exitCode || !out.includes(`"verdict":"${testCase.verdict}"`)) {
     throw new Error(`latency ${testCase.name}: watch exited ${code}, expected ${testCase.exitCode} (${testCase.verdict})\n${out}\n${err}`);
   }
-  rmSync(log, { force: true });
+  if (!piped) rmSync(log, { force: true });
   return { exitMs: at - written, verdictMs: verdictAt === undefined ? undefined : verdictAt - written };
 }
 
@@ -162,10 +189,10 @@ async function cli() {
     console.log(JSON.stringify({ command: `node test/bench/latency.mjs ${args.join(' ')}`.trim(), node: process.version, rows }, null, 2));
     return;
   }
-  console.log(`spinup watch FILE: from the write() of the deciding line to the exit of watch (node ${process.version}, ${runs} runs per case)`);
+  console.log(`spinup watch FILE: from the write() of the deciding line to the exit of watch; the corroborated case through a pipe, from its close (node ${process.version}, ${runs} runs per case)`);
   for (const r of rows) {
     console.log(
-      `  ${r.case.padEnd(18)} exit median ${r.exitMedianMs.toFixed(0).padStart(4)} ms  p90 ${r.exitP90Ms.toFixed(0).padStart(4)} ms  (min ${r.exitMinMs.toFixed(0)}, max ${r.exitMaxMs.toFixed(0)})` +
+      `  ${r.case.padEnd(21)} exit median ${r.exitMedianMs.toFixed(0).padStart(4)} ms  p90 ${r.exitP90Ms.toFixed(0).padStart(4)} ms  (min ${r.exitMinMs.toFixed(0)}, max ${r.exitMaxMs.toFixed(0)})` +
         `   verdict on stdout: median ${r.verdictMedianMs.toFixed(0)} ms, p90 ${r.verdictP90Ms.toFixed(0)} ms`,
     );
   }

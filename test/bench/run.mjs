@@ -387,7 +387,7 @@ function printTable(results) {
   for (const row of results.group ?? []) console.log(describeGroupRow(row));
   for (const l of results.latency) {
     const exit = l.exitMedianMs === null ? `exit: ${l.exitedWithin}` : `exit ${l.exitMedianMs.toFixed(0)} ms (max ${l.exitMaxMs.toFixed(0)})`;
-    console.log(`detection latency, ${l.case.padEnd(18)} verdict ${l.verdictMedianMs.toFixed(0)} ms (max ${l.verdictMaxMs.toFixed(0)}), ${exit}; median of ${l.runs}, from the write, spinup watch FILE`);
+    console.log(`detection latency, ${l.case.padEnd(18)} verdict ${l.verdictMedianMs.toFixed(0)} ms (max ${l.verdictMaxMs.toFixed(0)}), ${exit}; median of ${l.runs}, ${l.case.includes('corroborated') ? 'from the death sign (the pipe closing), ... | spinup watch -' : 'from the write, spinup watch FILE'}`);
   }
 }
 
