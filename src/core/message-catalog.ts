@@ -8,6 +8,7 @@
  * line), through an index by the longest word of each fragment, so a lookup costs a few map
  * reads whatever the size of the catalog.
  */
+import { LiteralScanner } from './literal-scanner.js';
 import type { Cause } from './vocabulary.js';
 
 export type MessageKind = 'fatal' | 'survivable' | 'symptom' | 'fatal_if_exception_follows';
@@ -38,22 +39,48 @@ export function classFits(message: CatalogMessage, className: string): boolean {
 
 const WORDS = /[A-Za-z][A-Za-z0-9_]{4,}/g;
 
+/**
+ * The messages the classifier reads: those that can name a cause (fatal, or fatal once an
+ * exception follows). Survivable messages and symptoms are the rules' business (benign rules,
+ * wrappers) and the conformance suite's, not a lookup's.
+ */
+export function namesACause(message: CatalogMessage): boolean {
+  return (message.kind === 'fatal' || message.kind === 'fatal_if_exception_follows') && message.cause !== undefined;
+}
+
 export class MessageIndex {
-  private readonly byWord = new Map<string, CatalogMessage[]>();
+  /** Built on the first lookup: most starts look nothing up, and a cold start should not pay for it. */
+  private byWord: Map<string, CatalogMessage[]> | undefined;
   /** Messages with no word long enough to index: checked on every lookup (few). */
   private readonly unindexed: CatalogMessage[] = [];
 
-  constructor(readonly messages: readonly CatalogMessage[]) {
-    for (const message of messages) {
+  /** The fragments of the line messages (`lineMessage`), to reject a line without one at once. */
+  private lineScanner: LiteralScanner | null | undefined;
+
+  constructor(readonly messages: readonly CatalogMessage[]) {}
+
+  /** Whether `text` may hold a line message: false means it surely holds none. */
+  mayHoldLineMessage(text: string): boolean {
+    if (this.lineScanner === undefined) {
+      const literals = lineMessageLiterals(this);
+      this.lineScanner = literals.length === 0 ? null : new LiteralScanner(literals);
+    }
+    return this.lineScanner !== null && this.lineScanner.hasAny(text);
+  }
+
+  private index(): Map<string, CatalogMessage[]> {
+    const byWord = new Map<string, CatalogMessage[]>();
+    for (const message of this.messages) {
       const word = keyWord(message.literal);
       if (word === undefined) {
         this.unindexed.push(message);
         continue;
       }
-      const list = this.byWord.get(word);
+      const list = byWord.get(word);
       if (list) list.push(message);
-      else this.byWord.set(word, [message]);
+      else byWord.set(word, [message]);
     }
+    return byWord;
   }
 
   /**
@@ -61,12 +88,13 @@ export class MessageIndex {
    * (the most specific message); undefined when it holds none.
    */
   find(text: string, accept: (message: CatalogMessage) => boolean = () => true): CatalogMessage | undefined {
+    const byWord = (this.byWord ??= this.index());
     let best: CatalogMessage | undefined;
     const consider = (message: CatalogMessage): void => {
       if ((best === undefined || message.literal.length > best.literal.length) && text.includes(message.literal) && accept(message)) best = message;
     };
     for (const match of text.matchAll(WORDS)) {
-      const list = this.byWord.get(match[0]);
+      const list = byWord.get(match[0]);
       if (list) for (const message of list) consider(message);
     }
     for (const message of this.unindexed) consider(message);
@@ -103,7 +131,7 @@ const MIN_LINE_LITERAL = 15;
  * message the source logs as one.
  */
 export function lineMessage(index: MessageIndex, body: string, level: string | undefined): CatalogMessage | undefined {
-  if ((level !== undefined && CALM_LEVELS.has(level)) || body.includes(NCCL_INFO)) return undefined;
+  if ((level !== undefined && CALM_LEVELS.has(level)) || body.includes(NCCL_INFO) || !index.mayHoldLineMessage(body)) return undefined;
   const warning = level !== undefined && WARNING_LEVELS.has(level);
   return index.find(body, (m) => namesLineCause(m) && (!warning || m.printed === 'warning' || m.kind === 'fatal_if_exception_follows'));
 }
