@@ -26,8 +26,11 @@ export class LiteralScanner {
   private buckets!: Map<number, number[]>;
   /** Literals of 1 or 2 units have no 3-unit window; they are searched directly. */
   private readonly short: number[] = [];
-  /** Pair counts of the lines sampled since the last retune. */
-  private readonly counts = new Uint32Array(PAIRS);
+  /**
+   * Pair counts of the lines sampled since the last retune: there only while a sample is taken
+   * (256 KiB a scanner, and a pack holds several in every thread).
+   */
+  private counts: Uint32Array | undefined;
   /** Lines until the next sampled one (1 while a sample is being taken). */
   private untilSample = 1;
   private sampled = 0;
@@ -94,14 +97,14 @@ export class LiteralScanner {
   }
 
   private sample(text: string): void {
-    const { counts } = this;
+    const counts = (this.counts ??= new Uint32Array(PAIRS));
     for (let i = 1; i < text.length; i++) counts[pairHash(text, i)]++;
     if (++this.sampled < SAMPLE_LINES) {
       this.untilSample = 1;
       return;
     }
     this.index((units, literal) => cheapestWindow(units, (at) => counts[pairHash(literal, at + 1)]! + counts[pairHash(literal, at + 2)]!));
-    counts.fill(0);
+    this.counts = undefined;
     this.sampled = 0;
     this.untilSample = RETUNE_EVERY;
   }
