@@ -36,7 +36,7 @@ Options:
   -j, --jobs N         replay on N threads (this one and N-1 workers), a case at a
                        time each; the output is the same, in the same order. 1: this
                        thread only. Default: one per core (at most 4); 1 for less
-                       than 8 MB of logs, which a worker would not repay
+                       than 24 MB of logs, which a worker would not repay
   --coverage           after the table: rules no replayed fixture exercises (and the
                        'untested:' reasons of those the pack explains), and per fixture
                        the error-like lines no rule claimed
