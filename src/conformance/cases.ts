@@ -3,7 +3,8 @@
  *  - fatal: the host cut at the entry's stage, then the example as the last line of a traceback
  *    in the family's and era's own format (or alone, for a logged or native line); once more
  *    with the family's wrapper after it.
- *  - survivable: the example injected at its stage into every host of its family.
+ *  - survivable: the example injected at its stage into every host of its family (three eras;
+ *    a platform message into all six).
  *  - symptom: a real fatal exception, then the example after it.
  *  - fatal_if_exception_follows: alone (as a survivable one), then followed by an exception.
  * Pure: no I/O; what a case expects is written next to its text.
@@ -43,6 +44,8 @@ export function casesFor(entry: CatalogEntry, hosts: readonly Host[], index: num
     case 'fatal':
       return [fatalCase(entry, host, false), fatalCase(entry, host, true)];
     case 'survivable':
+      // Three eras of its family (the platform's: of both): a vLLM line, process tag and all, is
+      // no line of an SGLang log, and each family's pack reads its own tags.
       return own.map((h) => injectedCase(entry, h));
     case 'symptom':
       return [symptomCase(entry, host)];
