@@ -33,6 +33,7 @@ import type { QuietScope } from './prefilter.js';
 import { firstHit, groupsOf, type FrameHit, type Groups, type RuleHit } from './rule-hit.js';
 import type { RunState } from './run-state.js';
 import type { TracebackException } from './traceback.js';
+import { belowError } from './severity.js';
 import { readyVerdict, stalledVerdict } from './verdicts.js';
 import { weighFailures } from './weigh-failures.js';
 
@@ -362,11 +363,11 @@ const failure: LineKind<CompiledFailure> = {
     weighFailures(step, step.match, step.line, step.exception, step.events);
   },
   afterVerdict({ run, match, line, events }) {
-    if (run.verdict?.verdict !== 'ready') return;
+    if (run.verdict?.verdict !== 'ready' || belowError(match.frame.level)) return;
     const hit = match.failures.find(isFatal);
     if (hit) events.push({ type: 'after-ready-failure', at: line.at, line, rule: hit.rule.id, cause: hit.rule.cause, message: hit.rule.message });
   },
-  actsAfterVerdict: (match, ready) => ready && match.failures.some(isFatal),
+  actsAfterVerdict: (match, ready) => ready && !belowError(match.frame.level) && match.failures.some(isFatal),
   explain({ failures }, _context, hits) {
     for (const { rule, groups } of failures) hits.push({ kind: 'failure', rule: rule.id, detail: failureDetail(rule), groups });
   },

@@ -11,6 +11,7 @@ import { inferCause, isOpaque, fromMessage as inferMessage, messageInference as 
 import { lineMessage } from './message-catalog.js';
 import { applyInference, bestCandidate, fromException, fromRule, TIER, tieWarnings, type Candidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
+import { belowError } from './severity.js';
 import { suspectOf } from './suspect.js';
 import type { TracebackException } from './traceback.js';
 
@@ -249,9 +250,3 @@ function definedTags(tags: { rank?: string; proc?: string }): { rank?: string; p
   return defined;
 }
 
-/** Levels below an error: such a line is a warning, whatever a rule reads in it. */
-const BELOW_ERROR = new Set(['WARNING', 'WARN', 'W', 'INFO', 'I', 'DEBUG', 'NOTE', 'TRACE']);
-
-function belowError(level: string | undefined): boolean {
-  return level !== undefined && BELOW_ERROR.has(level);
-}

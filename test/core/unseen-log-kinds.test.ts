@@ -219,3 +219,36 @@ describe('what unseen logs got wrong, by kind', () => {
     expect(warnings[0]).toMatchObject({ cause: 'distributed_error' });
   });
 });
+
+describe("after READY, only the server's own fatal lines count (issue 25, item 1)", () => {
+  const echoes = [
+    {
+      family: 'vllm' as const,
+      lines: [...vllmHealthyStart(), VLLM_STARTUP_COMPLETE, "(APIServer pid=1) INFO 03-08 12:01:00 [logger.py:43] Received request chatcmpl-5a74: prompt: 'my job died with torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB', params: SamplingParams(n=1)"],
+    },
+    {
+      family: 'vllm' as const,
+      name: 'a request echo printed without a level (a custom logging config)',
+      lines: [...vllmHealthyStart(), VLLM_STARTUP_COMPLETE, "Received request cmpl-77: prompt: 'RuntimeError: NCCL error: unhandled system error', params: SamplingParams(n=1)"],
+    },
+    {
+      family: 'sglang' as const,
+      lines: [...sglangHealthyStart(), SGLANG_READY, "[2025-03-08 12:01:00] Receive: obj=GenerateReqInput(rid='c9', text='why RuntimeError: NCCL error: unhandled system error?')"],
+    },
+    {
+      family: 'sglang' as const,
+      name: "the model's answer echoed with --log-requests",
+      lines: [...sglangHealthyStart(), SGLANG_READY, "[2025-03-08 12:01:02] Finish: obj=GenerateReqInput(rid='c9'), out={'text': 'torch.OutOfMemoryError: CUDA out of memory means the GPU is full.'}"],
+    },
+  ];
+  it.for(echoes.map((e) => ({ name: 'a request echo quoting a fatal error', ...e })))('$family: $name', ({ family, lines }) => {
+    const { verdict, events } = classify(family, lines);
+    expect(verdict.verdict).toBe('ready');
+    expect(events.filter((e) => e.type === 'after-ready-failure')).toEqual([]);
+  });
+
+  it("a fatal line the server itself prints after READY is still the alarm", () => {
+    const { events } = classify('sglang', [...sglangHealthyStart(), SGLANG_READY, sg('12:02:00', 'Scheduler hit an exception: Traceback (most recent call last):', 'TP0'), 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.']);
+    expect(events.filter((e) => e.type === 'after-ready-failure').map((e) => e.type === 'after-ready-failure' && e.cause)).toContain('gpu_oom');
+  });
+});
