@@ -21,7 +21,7 @@ export interface InferenceInput {
 /** The entry that names the cause, or undefined when the tables know nothing about this exception. */
 export function inferCause(tables: CompiledInferenceTables, input: InferenceInput): CompiledInference | undefined {
   return (
-    fromMessage(tables, input.words, input.className) ??
+    raisedMessageCause(tables, input.words, input.className) ??
     tables.words.find((entry) => entry.regex.test(input.words)) ??
     tables.classes.find((entry) => entry.regex.test(input.className)) ??
     (input.frameFile === undefined ? undefined : tables.packages.find((entry) => entry.regex.test(input.frameFile!))) ??
@@ -61,7 +61,7 @@ const raisedFatal =
  * The catalog message these words are an instance of, as an inference entry: its cause, with the
  * pack's own words for that cause (the first inference entry naming it) as message and hint.
  */
-export function fromMessage(tables: CompiledInferenceTables, words: string, className: string): CompiledInference | undefined {
+export function raisedMessageCause(tables: CompiledInferenceTables, words: string, className: string): CompiledInference | undefined {
   const message = tables.messages.find(words, raisedFatal(className));
   return message && messageInference(tables, message);
 }

@@ -5,7 +5,7 @@
  * exception), and a start that moves on (a new stage, progress) withdraws it. Status lines,
  * /v1/status and the events say so, with the candidate that would be the root cause.
  */
-import type { LogLine } from './events.js';
+import type { ClassifierEvent, LogLine } from './events.js';
 import { bestCandidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
 import type { Cause } from './vocabulary.js';
@@ -27,4 +27,12 @@ export function suspectOf(run: Readonly<RunState>): Suspect | undefined {
   const best = bestCandidate(run.candidates);
   if (!best) return undefined;
   return { cause: best.cause, rule: best.ruleId, message: best.message, line: best.evidence[0], since: since.at };
+}
+
+/** The start just became suspect (it was not before this line): one warning event names the candidate. */
+export function sayWhenSuspect(run: Readonly<RunState>, line: LogLine, events: ClassifierEvent[]): void {
+  const suspect = suspectOf(run);
+  if (!suspect) return;
+  const message = `suspect: ${suspect.message} (FAILED unless the start moves on)`;
+  events.push({ type: 'warning', at: line.at, line: suspect.line ?? line, rule: suspect.rule, message, cause: suspect.cause });
 }

@@ -7,12 +7,12 @@ import type { FrameMatch } from './match-frame.js';
 import type { CompiledFailure, CompiledPack } from './pack-types.js';
 import type { ParsedFrame } from './parse-line.js';
 import { continueMessage, isNativeError, readNativeLinesBefore, rememberNativeError, startContinuation } from './exception-words.js';
-import { inferCause, isOpaque, fromMessage as inferMessage, messageInference as fromMessage, symptomClass, type InferenceInput } from './infer-cause.js';
-import { lineMessage } from './message-catalog.js';
+import { inferCause, isOpaque, symptomClass, type InferenceInput } from './infer-cause.js';
 import { applyInference, bestCandidate, fromException, fromRule, TIER, tieWarnings, type Candidate } from './root-cause.js';
 import type { RunState } from './run-state.js';
 import { belowError } from './severity.js';
-import { suspectOf } from './suspect.js';
+import { nameByMessage, weighLineMessage } from './source-messages.js';
+import { sayWhenSuspect, suspectOf } from './suspect.js';
 import type { TracebackException } from './traceback.js';
 
 export interface Weighing {
@@ -44,7 +44,7 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   for (const hit of match.failures) {
     if (specific && hit.rule.fallback) continue;
     const candidate = fromRule(hit.rule, hit.groups, [evidence], w.nextSeq());
-    if (hit.rule.fallback) nameByMessage(w, candidate, match.frame.body, raised?.className ?? '');
+    if (hit.rule.fallback) nameByMessage(w.pack.inference, candidate, match.frame.body, raised?.className ?? '');
     run.candidates.push(candidate);
     if (hit.rule.role === 'cause') {
       namedCause ??= candidate;
@@ -104,57 +104,6 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
     run.failing.final ||= final;
   }
   if (!wasSuspect) sayWhenSuspect(run, line, events);
-}
-
-/** The start just became suspect: one warning event names the candidate (status lines show it while it lasts). */
-function sayWhenSuspect(run: RunState, line: LogLine, events: ClassifierEvent[]): void {
-  const suspect = suspectOf(run);
-  if (!suspect) return;
-  const message = `suspect: ${suspect.message} (FAILED unless the start moves on)`;
-  events.push({ type: 'warning', at: line.at, line: suspect.line ?? line, rule: suspect.rule, message, cause: suspect.cause });
-}
-
-/**
- * A line the catalog knows as the servers' own fatal words (a native abort, a logged error the
- * process dies after) with no rule of the pack for it: a candidate with the source's cause. It
- * makes the start suspect, not failed: the verdict waits for a death sign (the end of the input,
- * the process's exit), and a start that moves on withdraws it. A line that is fatal only once an exception follows is a warning that
- * explains that exception.
- */
-function weighLineMessage(w: Weighing, match: FrameMatch, evidence: Evidence): void {
-  const { frame } = match;
-  const message = lineMessage(w.pack.inference.messages, frame.body, frame.level);
-  if (!message) return;
-  const { run } = w;
-  // A benign line never fails a start; one the source says explains an exception after it still may.
-  if (match.benign && message.kind === 'fatal') return;
-  // A rule of the pack read the line already (a warning, a wrapper): its candidate stands; the
-  // catalog only adds that the source dies after it.
-  if (match.failures.length > 0) {
-    if (message.kind === 'fatal') run.lastWords ??= { at: evidence.at, line: evidence };
-    return;
-  }
-  const inferred = fromMessage(w.pack.inference, message);
-  const fatal = message.kind === 'fatal';
-  const candidate: Candidate = { tier: fatal ? TIER.inferred : TIER.explains, seq: w.nextSeq(), cause: inferred.cause, ruleId: inferred.id, message: inferred.message, hint: inferred.hint, evidence: [evidence], superseded: false };
-  if (!fatal) candidate.explains = true;
-  run.candidates.push(candidate);
-  // Its death sign is the end of the input or of the process: a silence alone is not one (a
-  // catalog label can be wrong, and a healthy start may go quiet for long after such a line).
-  if (fatal) run.lastWords ??= { at: evidence.at, line: evidence };
-}
-
-/**
- * A catch-all rule (`fallback`: "the config was rejected") says less than the source's own
- * message when the line is one: the message's cause wins, the rule's line stays the evidence.
- */
-function nameByMessage(w: Weighing, candidate: Candidate, body: string, className: string): void {
-  const inferred = inferMessage(w.pack.inference, body, className);
-  if (!inferred || inferred.cause === candidate.cause) return;
-  candidate.cause = inferred.cause;
-  candidate.ruleId = inferred.id;
-  candidate.message = `${inferred.message}: ${body.trim().slice(0, 200)}`;
-  candidate.hint = inferred.hint;
 }
 
 /**

@@ -143,7 +143,8 @@ describe('the rule-kind registry', () => {
     expect(listsIn('core/rule-kinds.ts')).toEqual(expect.arrayContaining([...LINE_LISTS]));
     // The modules that carry out one kind's meaning are seen naming it.
     expect(listsIn('core/follow-stages.ts')).toEqual([]);
-    expect(listsIn('core/weigh-failures.ts')).toEqual(['benign', 'failures', 'inference']);
+    expect(listsIn('core/weigh-failures.ts')).toEqual(['failures', 'inference']);
+    expect(listsIn('core/source-messages.ts')).toEqual(['benign', 'failures', 'inference']);
   });
 
   it('says which kinds are matched frame by frame in one place: the gated kinds are the line kinds', () => {
