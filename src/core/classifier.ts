@@ -215,7 +215,7 @@ export class Classifier {
     if (run.verdict) return [];
     if (run.pendingReady) return [verdictEvent(readyVerdict(run, now, run.pendingReady.line))];
     // A finished input that ends on an exception (or a fatal line) with nothing after it: the end is the death.
-    if (run.failing || run.uncaught || run.lastWords) return [verdictEvent(failedVerdict(run, now, run.lastWords?.line))];
+    if (run.failing || run.uncaught || run.lastWords) return [verdictEvent(failedVerdict(run, now))];
     return [verdictEvent(incompleteVerdict(run, now))];
   }
 

@@ -22,7 +22,7 @@ export function failedVerdict(run: RunState, at: number, line?: LogLine): Verdic
   const reason = elsewhere ? 'the root cause is not in the input: only a wrapper saying the start failed' : best ? `root cause: ${best.message}` : 'the server reported a fatal error';
   const verdict = settle(run, 'failed', at, reason);
   if (elsewhere) verdict.causeElsewhere = true;
-  verdict.decidedBy = line ?? run.failing?.line ?? run.uncaught?.line;
+  verdict.decidedBy = line ?? run.failing?.line ?? run.uncaught?.line ?? run.lastWords?.line;
   verdict.cause = best?.cause ?? 'unknown';
   verdict.rule = best?.ruleId;
   verdict.message = best?.message;
