@@ -40,6 +40,9 @@ const REUSED_CHUNK_BYTES = READ_BUFFER_BYTES;
 // A rename-and-recreate rotation briefly leaves no file; only a longer absence is a deletion.
 const DELETE_GRACE_MS = 500;
 const FIFO_HIGH_WATER_BYTES = 4 * 1024 * 1024;
+// Each read of a file also rereads this many bytes just before the offset, to compare them with
+// the ones read there before (see drain).
+const CHECK_BYTES = 128;
 
 interface Identity {
   dev: bigint;
@@ -56,12 +59,15 @@ interface OpenFile {
   id: Identity;
   size: number;
   offset: number;
+  /** The last bytes read, those just before `offset` (at most CHECK_BYTES); null until known. */
+  seen: Buffer | null;
   fifo: FifoQueue | null;
 }
 
 /**
  * Follows a file by name like `tail -F`: waits for it to appear, survives rename rotation,
- * copytruncate, deletion and symlink swaps, and reads FIFOs as streams.
+ * copytruncate (also one the next write has already regrown past our offset: see drain),
+ * deletion and symlink swaps, and reads FIFOs as streams.
  */
 export function followFile(path: string, options: FollowOptions = {}): FileFollower {
   return {
@@ -236,15 +242,45 @@ async function* drain(cur: OpenFile, path: string, stopped: () => boolean, reuse
     if (length < cur.offset) {
       yield noticeItem('truncated', path, `size ${length} is below read offset ${cur.offset}`);
       cur.offset = 0;
+      cur.seen = null;
     }
-    const want = Math.min(length - cur.offset, reused ? REUSED_CHUNK_BYTES : READ_CHUNK_BYTES);
-    if (want <= 0) return;
-    const buffer = reused ? reused.bytes.subarray(0, want) : Buffer.allocUnsafe(want);
-    const got = await readFd(cur.fd, buffer, cur.offset);
-    if (got === 0) return;
-    cur.offset += got;
-    yield { kind: 'data', chunk: got === want ? buffer : buffer.subarray(0, got) };
+    // A copytruncate followed by a write longer than our offset, all before we look, leaves a
+    // file that only grew. So every read starts `back` bytes early, in the same pread as the new
+    // bytes: if those bytes are not the ones read there before, the file was cut and rewritten.
+    const back = Math.min(cur.offset, CHECK_BYTES);
+    const want = Math.max(0, Math.min(length - cur.offset, (reused ? REUSED_CHUNK_BYTES : READ_CHUNK_BYTES) - back));
+    // Nothing new, unless the bytes before the offset are still to be learnt (a start at the end).
+    if (want === 0 && (back === 0 || cur.seen)) return;
+    const buffer = reused ? reused.bytes.subarray(0, back + want) : Buffer.allocUnsafe(back + want);
+    const got = await readFd(cur.fd, buffer, cur.offset - back);
+    const before = buffer.subarray(0, Math.min(got, back));
+    if (cur.seen && back > 0 && !before.equals(cur.seen)) {
+      if (got >= back && isAllZero(before)) {
+        // A writer without O_APPEND went on at its own offset, past a hole where the file was
+        // cut: nothing before our offset is new, so read on from it.
+        yield noticeItem('truncated', path, `a hole of zeros before read offset ${cur.offset}: the writer did not append`);
+      } else {
+        yield noticeItem('truncated', path, `the bytes before read offset ${cur.offset} changed (size ${length})`);
+        cur.offset = 0;
+        cur.seen = null;
+        continue;
+      }
+    }
+    if (got <= back) {
+      if (got === back) cur.seen = Buffer.from(before);
+      // Shorter than before: cut since the fstat; the next turn sees the size drop.
+      if (got < back) continue;
+      return;
+    }
+    cur.offset += got - back;
+    cur.seen = Buffer.from(buffer.subarray(Math.max(0, got - Math.min(cur.offset, CHECK_BYTES)), got));
+    yield { kind: 'data', chunk: back === 0 && got === want ? buffer : buffer.subarray(back, got) };
   }
+}
+
+function isAllZero(bytes: Buffer): boolean {
+  for (const byte of bytes) if (byte !== 0) return false;
+  return true;
 }
 
 /**
@@ -305,10 +341,10 @@ async function openPath(path: string, onFifoActivity: () => void): Promise<OpenF
   try {
     const st = await fstatFd(fd);
     const id = { dev: st.dev, ino: st.ino };
-    if (st.isFile()) return { fd, id, size: Number(st.size), offset: 0, fifo: null };
+    if (st.isFile()) return { fd, id, size: Number(st.size), offset: 0, seen: null, fifo: null };
     if (st.isFIFO()) {
       const fifoFd = await holdFifoOpen(path, fd, id);
-      return { fd: fifoFd, id, size: 0, offset: 0, fifo: new FifoQueue(fifoFd, onFifoActivity) };
+      return { fd: fifoFd, id, size: 0, offset: 0, seen: null, fifo: new FifoQueue(fifoFd, onFifoActivity) };
     }
     fs.close(fd, () => {});
     return { problem: 'not-a-file', detail: describeKind(st) };

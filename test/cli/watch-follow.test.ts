@@ -87,9 +87,9 @@ describe('spinup watch FILE: following a growing file', () => {
 });
 
 describe('spinup watch FILE: rotation and truncation', () => {
-  // logrotate's two ways. A copytruncate can only be seen once it happened (a file that
-  // regrew past the old offset first would look like appends, to tail -F as well), so the
-  // test waits for the notice; a rename is detected by the file's identity, whenever.
+  // logrotate's two ways. Here the test waits for the truncated notice before writing on, so
+  // the write lands in the new file's start either way (a write that comes first is the test
+  // further down); a rename is detected by the file's identity, whenever.
   const rotations = [
     {
       name: 'rename and re-create',
@@ -144,6 +144,35 @@ describe('spinup watch FILE: rotation and truncation', () => {
     expect(w.events.filter((e) => e.type === 'notice').map((e) => e.notice)).toEqual(['rotated', 'truncated']);
     expect(stageEvents(w.events)).toEqual(STAGES);
     expect(verdicts(w.events)).toMatchObject([{ verdict: 'ready', decided_by: { line: READY_LINE } }]);
+  });
+  it('copytruncate with a quick write: a file already longer than the old offset when spinup looks is still seen as truncated, and the OOM is read whole', async () => {
+    // issue 25, item 5. The first 15 lines (3,771 bytes) are read; then logrotate copies and
+    // truncates, and the server writes the next 91 lines, 9 KB ending in its OOM, before spinup
+    // looks again. The file only grew in size, so the size alone says nothing.
+    writeFileSync(log, slice(OOM, 1, 15));
+    const w = watch('--json', log);
+    await w.untilEvent('launch', (e) => e.stage === 'launch');
+    // Stopped, spinup cannot look between the truncation and the write, as if it were slow.
+    process.kill(w.pid, 'SIGSTOP');
+    try {
+      copyFileSync(log, `${log}.1`);
+      truncateSync(log, 0);
+      appendFileSync(log, slice(OOM, 16, 106));
+    } finally {
+      process.kill(w.pid, 'SIGCONT');
+    }
+    expect(await w.finished()).toEqual({ code: 1, signal: null });
+    const events = w.events;
+    expect(events.filter((e) => e.type === 'notice').map((e) => e.notice)).toEqual(['truncated']);
+    // Read from the new file's start: lines keep their numbers, none skipped.
+    expect(events.filter((e) => e.type === 'stage').map((e) => [e.stage, e.line])).toEqual([
+      ['launch', 15],
+      ['distributed_init', 55],
+      ['load_weights', 58],
+    ]);
+    expect(verdicts(events)).toMatchObject([
+      { verdict: 'failed', stage: 'load_weights', cause: 'gpu_oom', decided_by: { line: 106, text: OOM[105] } },
+    ]);
   });
 });
 

@@ -261,6 +261,37 @@ describe('followFile: rotation and truncation', () => {
     expect(tail.timeline).toEqual(['a long first run of the server\n', '<truncated>', 'run 2\n']);
   });
 
+  it('restarts at offset 0 after a copytruncate whose next write already reaches past the old offset', async () => {
+    // Both in one turn of this thread, so the follower cannot look in between: the file only grew.
+    const file = path.join(dir, 'server.log');
+    fs.writeFileSync(file, 'run 1 line\n');
+    const tail = follow(file);
+    await tail.untilText('run 1 line\n');
+    fs.truncateSync(file, 0);
+    fs.appendFileSync(file, 'Traceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory.\n');
+    await tail.until('data after truncation', (t) => t.text.endsWith('CUDA out of memory.\n'));
+    expect(tail.timeline).toEqual(['run 1 line\n', '<truncated>', 'Traceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory.\n']);
+    const notice = tail.items.find((i) => i.kind === 'notice');
+    expect(notice?.kind === 'notice' && notice.notice.detail).toBe('the bytes before read offset 11 changed (size 79)');
+  });
+
+  it('after a copytruncate under a writer that does not append, reads on past the hole, not its zeros', async () => {
+    const file = path.join(dir, 'server.log');
+    const fd = fs.openSync(file, 'w');
+    try {
+      fs.writeSync(fd, 'run 1 line\n');
+      const tail = follow(file);
+      await tail.untilText('run 1 line\n');
+      fs.truncateSync(file, 0);
+      // The writer's own offset is still 11: the file is now 11 zero bytes, then this.
+      fs.writeSync(fd, 'next\n');
+      await tail.until('data after truncation', (t) => t.text.endsWith('next\n'));
+      expect(tail.timeline).toEqual(['run 1 line\n', '<truncated>', 'next\n']);
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+
   it('treats a swapped symlink target as a rotation', async () => {
     const first = path.join(dir, 'run-1.log');
     const second = path.join(dir, 'run-2.log');
