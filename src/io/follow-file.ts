@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { HOLE_NOTICE } from './truncation-notice.js';
 import { Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { READ_BUFFER_BYTES, scanMemory } from './fast-path/wasm/scan-memory.js';
@@ -258,7 +259,7 @@ async function* drain(cur: OpenFile, path: string, stopped: () => boolean, reuse
       if (got >= back && isAllZero(before)) {
         // A writer without O_APPEND went on at its own offset, past a hole where the file was
         // cut: nothing before our offset is new, so read on from it.
-        yield noticeItem('truncated', path, `a hole of zeros before read offset ${cur.offset}: the writer did not append`);
+        yield noticeItem('truncated', path, `${HOLE_NOTICE} ${cur.offset}: the writer did not append`);
       } else {
         yield noticeItem('truncated', path, `the bytes before read offset ${cur.offset} changed (size ${length})`);
         cur.offset = 0;

@@ -1,4 +1,5 @@
 /** The one-line texts of session events and source notices, for the line reporters. */
+import { HOLE_NOTICE } from '../../io/truncation-notice.js';
 import type pc from 'picocolors';
 import { formatDuration } from '../../core/duration.js';
 import type { Session, SessionEvent } from '../../core/session.js';
@@ -43,7 +44,7 @@ export function noticeText(notice: SourceNotice): string {
     case 'rotated':
       return `${path} was rotated; following the new file`;
     case 'truncated':
-      return `${path} was truncated; reading it from the start`;
+      return notice.detail?.startsWith(HOLE_NOTICE) ? `${path} was truncated under a writer that does not append; reading on past the hole it left` : `${path} was truncated; reading it from the start`;
     case 'deleted':
       return `${path} was deleted; waiting for it to come back`;
     case 'not-a-file':
