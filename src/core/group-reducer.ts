@@ -16,6 +16,9 @@ import { afterReadyVerdict, lostVerdict } from './group-verdicts.js';
 import type { SessionEvent } from './session.js';
 import { stageIndex, type Stage } from './vocabulary.js';
 
+const SIZE_WORDS: Record<SizeSource, string> = { option: '--group-size', log: 'the logs', env: 'the environment', command: "the server's --nnodes", nodes: 'the nodes given' };
+const sizeWords = (from: SizeSource): string => SIZE_WORDS[from];
+
 /** How long a peer symptom waits for a stronger cause from another node (lines in flight, a slower pipe). */
 export const GROUP_SETTLE_MS = 3_000;
 /** A remote node that misses this many heartbeat intervals is lost. */
@@ -64,6 +67,16 @@ export class GroupReducer {
 
   get expectedSize(): number {
     return this.expected.size;
+  }
+
+  /**
+   * Why a node may not join (a rank beyond a known group size), or undefined. A group whose size
+   * is only the nodes seen so far takes any rank.
+   */
+  rankRefusal(node: number): string | undefined {
+    if (this.expected.from === 'nodes' || node < this.expected.size) return undefined;
+    const size = this.expected.size;
+    return `node ${node} is out of range: this group has ${size} node${size === 1 ? '' : 's'} (ranks 0-${size - 1}, size from ${sizeWords(this.expected.from)}); check --node-rank`;
   }
 
   /**

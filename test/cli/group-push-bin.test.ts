@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,20 @@ async function urlOf(run: SpinupProcess): Promise<string> {
 
 function follower(url: string, extra: string[] = []): SpinupProcess {
   return node(['--group-leader', url, '--node-rank', '1', ...extra], NODE1);
+}
+
+/** A raw push, as a follower's spinup makes one (or a hand-made one, with no follower header). */
+function post(url: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, url), { method: 'POST', headers: { 'content-length': 0, ...headers }, timeout: 5_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 type Json = Record<string, any>;
@@ -181,5 +196,36 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     expect(verdict).toMatchObject({ verdict: 'failed', node: 0, group: { nodes: [{ node: 0, verdict: 'failed' }, { node: 1, joined: false }] } });
     expect(jsonLines(run).some((e) => e.type === 'waiting')).toBe(true);
     expect(await run.code).toBe(1);
+  }, 60_000);
+
+  // Issue 25, item 7: ranks are checked.
+  it('a rank out of range: the head of a group of 2 answers 409 to node 2; the follower prints why and exits 64 (usage)', async () => {
+    const h = head([], LONG_SILENCE);
+    const url = await urlOf(h);
+    const raw = await post(url, '/v1/nodes/2/events');
+    expect(raw.status).toBe(409);
+    expect(raw.body).toMatch(/node 2 is out of range: this group has 2 nodes \(ranks 0-1, size from --group-size\)/);
+    const f = node(['--group-leader', url, '--node-rank', '2'], NODE1);
+    expect(await f.code).toBe(64);
+    expect(f.stderr()).toMatch(/refused node 2 \(409\): node 2 is out of range: this group has 2 nodes/);
+    // Nothing of node 2 reached the group; node 1 is still awaited.
+    expect(jsonLines(h).some((e) => e.type === 'node_joined' && e.node === 2)).toBe(false);
+    const status = JSON.parse((await apiGet({ url }, '/v1/status', 5_000)).body) as StatusSnapshot;
+    expect(status.group?.nodes.map((n) => n.node_rank)).toEqual([0, 1]);
+  }, 60_000);
+
+  it('two followers on one --node-rank: the second gets 409 and exits 64; the first keeps node 1', async () => {
+    const h = head([], LONG_SILENCE);
+    const url = await urlOf(h);
+    const first = follower(url);
+    await until('node 1 joined', () => jsonLines(h).find((e) => e.type === 'node_joined' && e.node === 1));
+    const second = follower(url);
+    expect(await second.code).toBe(64);
+    expect(second.stderr()).toMatch(/refused node 1 \(409\): node 1 is already taken by another follower .*same --node-rank/);
+    expect(jsonLines(h).some((e) => e.type === 'group_note' && /refused a push \(409\): node 1 is already taken/.test(e.text))).toBe(true);
+    // The first follower goes on pushing, accepted (its own run is still on).
+    expect(first.child.exitCode).toBeNull();
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(jsonLines(h).some((e) => e.type === 'group_verdict')).toBe(false);
   }, 60_000);
 });

@@ -210,3 +210,14 @@ describe('GroupReducer: size and end', () => {
     ]);
   });
 });
+
+describe('GroupReducer: ranks (issue 25 item 7)', () => {
+  const head = (extra: Partial<ConstructorParameters<typeof GroupReducer>[0]> = {}): GroupReducer =>
+    new GroupReducer({ nodes: [{ node: 0, kind: 'log' }], expected: { size: 2, from: 'option' }, heartbeatIntervalMs: 1_000, ...extra });
+
+  it('refuses a rank beyond a known size; takes any rank when the size is only the nodes seen', () => {
+    expect(head().rankRefusal(1)).toBeUndefined();
+    expect(head().rankRefusal(2)).toMatch(/^node 2 is out of range: this group has 2 nodes \(ranks 0-1, size from --group-size\)/);
+    expect(group(2).rankRefusal(5)).toBeUndefined();
+  });
+});

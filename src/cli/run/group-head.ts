@@ -118,7 +118,9 @@ export class GroupHead implements EventSink {
     write(this.options.io.stderr, `${formatGroupVerdict(group, { color: this.options.color, family: this.options.session.pack?.name })}\n`);
   }
 
-  private take(node: number, events: SessionEvent[]): string {
+  private take(node: number, events: SessionEvent[]): string | { refused: string } {
+    const refused = this.reducer.rankRefusal(node);
+    if (refused !== undefined) return { refused };
     this.reducer.addNode(node, 'remote');
     this.emit(events.length > 0 ? this.reducer.push(node, events, this.now()) : this.reducer.heartbeat(node, this.now()));
     return this.reducer.verdict?.verdict ?? 'pending';
