@@ -228,4 +228,43 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     await new Promise((r) => setTimeout(r, 1_000));
     expect(jsonLines(h).some((e) => e.type === 'group_verdict')).toBe(false);
   }, 60_000);
+
+  // Issue 25, item 6: a node that never joins.
+  it('run head: READY but node 1 never joins; --join-budget 2s makes the group STALLED naming node 1 (exit 2)', async () => {
+    const h = node(['--listen', '127.0.0.1:0', '--group-size', '2', '--join-budget', '2s'], READY_LOG);
+    const verdict = await groupVerdict(h);
+    expect(verdict).toMatchObject({ verdict: 'stalled', node: 1, stage: 'none', group: { nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: false }] } });
+    expect(verdict.reason).toMatch(/the head is ready but node 1 has not joined within its join budget of 2s/);
+    expect(await h.code).toBe(2);
+    expect((await apiGet({ url: await urlOf(h) }, '/readyz', 2_000).catch(() => ({ status: 0 }))).status).not.toBe(200);
+  }, 60_000);
+
+  it('run head: --timeout holds after the head is ready, while it waits for a follower (exit 2)', async () => {
+    const startedAt = Date.now();
+    const h = node(['--listen', '127.0.0.1:0', '--group-size', '2', '--stall', '3s', '--timeout', '4s'], READY_LOG);
+    const verdict = await groupVerdict(h);
+    expect(verdict).toMatchObject({ verdict: 'stalled', node: 1 });
+    expect(verdict.reason).toMatch(/no group verdict within --timeout 4s; node 1 is furthest behind, and has not joined/);
+    expect(await h.code).toBe(2);
+    expect(Date.now() - startedAt).toBeLessThan(20_000);
+  }, 60_000);
+
+  it('watch head: a follower that never pushes (a wrong --group-leader URL) stalls the group after --join-budget, naming it', async () => {
+    const log = join(scratch, `watched-${++logs}.log`);
+    writeFileSync(log, '');
+    const h = spinup(['watch', '--json', '--no-state', '--listen', '127.0.0.1:0', '--group-size', '2', '--join-budget', '4s', log], {});
+    started.push(h);
+    await urlOf(h);
+    const [first, ...rest] = readFileSync(READY_LOG, 'utf8').split('\n');
+    appendFileSync(log, `${first}\n`);
+    await until('node 0 joined', () => jsonLines(h).find((e) => e.type === 'node_joined' && e.node === 0));
+    appendFileSync(log, rest.join('\n'));
+    // A follower pointed at a port where no head listens: it never joins.
+    const f = node(['--group-leader', 'http://127.0.0.1:9', '--node-rank', '1'], NODE1);
+    const verdict = await groupVerdict(h);
+    expect(verdict).toMatchObject({ verdict: 'stalled', node: 1, group: { nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: false }] } });
+    expect(verdict.reason).toMatch(/node 1 has not joined within its join budget of 4s/);
+    expect(await h.code).toBe(2);
+    expect(f.child.exitCode).toBeNull();
+  }, 60_000);
 });

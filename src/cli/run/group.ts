@@ -28,7 +28,7 @@ export function groupParts(role: GroupRole, { io, options, session, status }: { 
   if (role.role === 'single') return {};
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
   if (role.role === 'head') {
-    return { head: new GroupHead({ io, mode, color: useColor(io, 'stderr'), session, status, expected: role.expected, heartbeatMs: role.heartbeatMs, token: role.token }) };
+    return { head: new GroupHead({ io, mode, color: useColor(io, 'stderr'), session, status, expected: role.expected, heartbeatMs: role.heartbeatMs, token: role.token, joinBudgetMs: role.joinBudgetMs, timeoutMs: options.timeoutMs }) };
   }
   let ready: (verdict: Verdict) => void = () => {};
   const groupReady = new Promise<Verdict>((resolve) => (ready = resolve));
