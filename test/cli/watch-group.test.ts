@@ -131,6 +131,8 @@ describe('spinup watch FILE FILE (the real node logs of sglang#3398 and #3254)',
     // A head for pushed nodes follows its logs; beyond loopback it needs the group's token.
     { args: ['--listen', '127.0.0.1:0', NODE0, NODE1], error: /--listen with a group follows its logs/ },
     { args: ['--listen', '0.0.0.0:0', '--group-size', '2', NODE0], error: /needs a shared token/ },
+    // The join budget is a head's, for pushed nodes (issue 25 item 6).
+    { args: ['--join-budget', '1m', NODE0, NODE1], error: /--join-budget is for a head that takes pushed nodes \(--listen\)/ },
   ])('usage error: $args', async ({ args, error }) => {
     const run = await runMain(['watch', '--no-follow', ...args]);
     expect(run.code).toBe(64);
