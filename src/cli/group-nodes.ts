@@ -54,7 +54,14 @@ export function planNodes(options: { positionals: string[]; nodeOptions: string[
     seen.add(node);
   }
   if (nodes.filter((n) => n.source.kind === 'stdin').length > 1) throw new UsageError('only one node can read stdin (-)');
-  return { nodes, rankNotes, expected: expectedSize(options.groupSize, facts, options.env) };
+  const expected = expectedSize(options.groupSize, facts, options.env);
+  // A rank given by hand beyond the group's size would leave a rank below it waiting forever (as a pushed one is refused).
+  const beyond = expected && nodeOptions.length > 0 ? nodes.find((n) => n.node >= expected.size) : undefined;
+  if (beyond && expected) {
+    const from = { option: '--group-size', log: 'the logs', env: 'the environment', command: 'the command', nodes: 'the nodes given' }[expected.from];
+    throw new UsageError(`node ${beyond.node} is out of range: this group has ${expected.size} node${expected.size === 1 ? '' : 's'} (ranks 0-${expected.size - 1}, size from ${from}); check --node ${beyond.node}=...`);
+  }
+  return { nodes, rankNotes, expected };
 }
 
 /** A rank a log states is taken when no other log states it too; the rest fill the free ranks in order (followers after the head). */

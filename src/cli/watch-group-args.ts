@@ -19,13 +19,17 @@ export const groupOptionsHelp = `Several nodes of one multi-node start (one verd
                       /v1/nodes/N/events; /readyz, /v1/status and /metrics are the group's
   --group-token T     the group's shared token (or SPINUP_GROUP_TOKEN); required when
                       --listen is beyond loopback
-  --heartbeat DURATION  a pushing node silent for three of these is lost (default 5s)`;
+  --heartbeat DURATION  a pushing node silent for three of these is lost (default 5s)
+  --join-budget DURATION  with --listen: a node that has not joined this long after
+                      the head started makes the group STALLED, naming it (default 10m;
+                      --timeout still holds)`;
 
 export interface GroupWatchArgs {
   listen?: ListenAddress;
   noState: boolean;
   groupToken?: string;
   heartbeat?: string;
+  joinBudget?: string;
   positionals: string[];
   nodeOptions: string[];
   srun: boolean;

@@ -15,12 +15,15 @@ import { headToken } from './run/group-options.js';
 import { pushIntake } from './push-intake.js';
 import { groupStatus } from '../status/group-status.js';
 import { namedVerdict } from '../core/group-verdicts.js';
+import { DEFAULT_JOIN_BUDGET_MS } from '../core/group-reducer.js';
 import type { GroupWatchResult } from '../io/group-watch.js';
 import type { GroupWatchArgs } from './watch-group-args.js';
 
 export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<number> {
   const stallOverrideMs = durationOption('stall', args.stall);
   const timeoutMs = durationOption('timeout', args.timeout);
+  const joinBudgetMs = durationOption('join-budget', args.joinBudget);
+  if (joinBudgetMs !== undefined && !args.listen) throw new UsageError('--join-budget is for a head that takes pushed nodes (--listen)');
   const { packs, family } = await packsOption(args.pack);
   let srun: NodeSource | undefined;
   let plan;
@@ -57,7 +60,12 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
       fromEnd: args.fromEnd,
       stdin: io.stdin,
       sessionFor: (node) => (node === 0 && headSession ? headSession : newSession()),
-      group: { expected: plan.expected, heartbeatIntervalMs: durationOption('heartbeat', args.heartbeat) ?? (status ? 5_000 : undefined) },
+      group: {
+        expected: plan.expected,
+        heartbeatIntervalMs: durationOption('heartbeat', args.heartbeat) ?? (status ? 5_000 : undefined),
+        // Pushed nodes are seen only when they push: a head waits for them within a budget.
+        joinBudgetMs: status ? joinBudgetMs ?? DEFAULT_JOIN_BUDGET_MS : undefined,
+      },
       timeoutMs,
       signal: io.signal,
       onEvents: (events) => {

@@ -15,6 +15,11 @@ import type { GroupEvent, GroupVerdict, NodeKind, NodeSummary, SizeSource } from
 import { afterReadyVerdict, lostVerdict } from './group-verdicts.js';
 import type { SessionEvent } from './session.js';
 import { stageIndex, type Stage } from './vocabulary.js';
+import { formatDuration } from './duration.js';
+
+const formatMs = formatDuration;
+const SIZE_WORDS: Record<SizeSource, string> = { option: '--group-size', log: 'the logs', env: 'the environment', command: "the server's --nnodes", nodes: 'the nodes given' };
+const sizeWords = (from: SizeSource): string => SIZE_WORDS[from];
 
 /** How long a peer symptom waits for a stronger cause from another node (lines in flight, a slower pipe). */
 export const GROUP_SETTLE_MS = 3_000;
@@ -30,7 +35,18 @@ export interface GroupOptions {
   head?: number;
   heartbeatIntervalMs?: number;
   settleMs?: number;
+  /**
+   * A head that waits for nodes it cannot see start (pushed followers): an expected rank no
+   * follower has pushed for by this group time (counted from the head's start, time 0) makes the
+   * group STALLED, naming it. Nodes read locally are judged by their own stage budgets. Omitted: none.
+   */
+  joinBudgetMs?: number;
+  /** The user's --timeout, for a head that has no other clock: past it with no verdict, the group is STALLED. */
+  timeoutMs?: number;
 }
+
+/** A pushed follower's default join budget: time for its pod to be scheduled, pull its image and start spinup. */
+export const DEFAULT_JOIN_BUDGET_MS = 10 * 60_000;
 
 interface NodeState {
   node: number;
@@ -67,6 +83,16 @@ export class GroupReducer {
   }
 
   /**
+   * Why a node may not join (a rank beyond a known group size), or undefined. A group whose size
+   * is only the nodes seen so far takes any rank.
+   */
+  rankRefusal(node: number): string | undefined {
+    if (this.expected.from === 'nodes' || node < this.expected.size) return undefined;
+    const size = this.expected.size;
+    return `node ${node} is out of range: this group has ${size} node${size === 1 ? '' : 's'} (ranks 0-${size - 1}, size from ${sizeWords(this.expected.from)}); check --node-rank`;
+  }
+
+  /**
    * The next time at which time alone can change the verdict (a settle window closing, a remote
    * node's heartbeat running out), so a replay can tick exactly then.
    */
@@ -78,6 +104,11 @@ export class GroupReducer {
     const interval = this.options.heartbeatIntervalMs;
     if (interval !== undefined) {
       for (const s of this.nodes.values()) if (s.kind === 'remote' && s.lastSeen !== undefined && !s.failure) deadlines.push(s.lastSeen + MISSED_HEARTBEATS * interval);
+    }
+    if (!this.decided) {
+      const { joinBudgetMs, timeoutMs } = this.options;
+      if (joinBudgetMs !== undefined && this.notJoined().length > 0) deadlines.push(joinBudgetMs);
+      if (timeoutMs !== undefined) deadlines.push(timeoutMs);
     }
     return deadlines.length > 0 ? Math.min(...deadlines) : undefined;
   }
@@ -145,7 +176,36 @@ export class GroupReducer {
       const verdict = lostVerdict({ node: state.node, stage: state.stage, now, since: state.joinedAt ?? now, silentMs: now - state.lastSeen, intervalMs: interval });
       out.push({ type: 'node-lost', node: state.node, at: now, verdict }, ...this.fail(state, verdict, 'heartbeat', now));
     }
-    return [...out, ...this.decide(now)];
+    out.push(...this.decide(now));
+    if (!this.decided) out.push(...this.budgets(now));
+    return out;
+  }
+
+  /** The join budget and --timeout: time alone ends a group that waits for what never comes. */
+  private budgets(now: number): GroupEvent[] {
+    const { joinBudgetMs, timeoutMs } = this.options;
+    const missing = this.notJoined();
+    if (joinBudgetMs !== undefined && now >= joinBudgetMs && missing.length > 0) {
+      const node = missing[0]!;
+      const others = missing.length > 1 ? ` (nor ${missing.slice(1).map((n) => `node ${n}`).join(', ')})` : '';
+      const headReady = this.nodes.get(this.head)?.verdict?.verdict === 'ready' ? 'the head is ready but ' : '';
+      const reason = `${headReady}node ${node} has not joined within its join budget of ${formatMs(joinBudgetMs)}${others}: its spinup never pushed to the head (not started, a wrong --group-leader URL, or its pushes refused)`;
+      const detail: Verdict = { verdict: 'stalled', stage: 'none', at: now, elapsedMs: now, reason, evidence: [], symptoms: [], silentMs: now, budget: { ms: joinBudgetMs, source: 'override', detail: 'join budget, --join-budget' } };
+      return [this.settle({ verdict: 'stalled', node, stage: 'none', reason, detail, stalledNode: node }, now)];
+    }
+    if (timeoutMs !== undefined && now >= timeoutMs) {
+      const behind = this.furthestBehind();
+      const where = behind.joined ? `in stage ${behind.stage}` : 'and has not joined';
+      const reason = `no group verdict within --timeout ${formatMs(timeoutMs)}; node ${behind.node} is furthest behind, ${where}`;
+      const detail: Verdict = { verdict: 'stalled', stage: behind.stage, at: now, elapsedMs: now, reason, evidence: [], symptoms: [], silentMs: now, budget: { ms: timeoutMs, source: 'override', detail: '--timeout' } };
+      return [this.settle({ verdict: 'stalled', node: behind.node, stage: behind.stage, reason, detail }, now)];
+    }
+    return [];
+  }
+
+  /** Expected ranks nothing has spoken for: no local log reads them and no follower pushed for them. */
+  private notJoined(): number[] {
+    return this.expectedNodes().filter((n) => !this.nodes.has(n));
   }
 
   /** Every input has ended: the verdict now, incomplete if nothing decided it. */

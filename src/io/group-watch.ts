@@ -34,7 +34,7 @@ export interface GroupWatchOptions extends OpenOptions {
    * A head that also takes pushed nodes (`watch --listen ... --group-size N`): called once with
    * the way in for a remote node's events (none: a heartbeat); it answers the group's verdict so far.
    */
-  acceptRemote?: (take: (node: number, events: SessionEvent[]) => string) => void;
+  acceptRemote?: (take: (node: number, events: SessionEvent[]) => string | { refused: string }) => void;
   /** After every change: where the nodes stand and the verdict, if any (for the status API). */
   onStanding?: (standing: ReturnType<GroupReducer['standing']>, verdict: GroupVerdict | undefined) => void;
 }
@@ -136,6 +136,8 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
   };
 
   options.acceptRemote?.((node, events) => {
+    const refused = reducer.rankRefusal(node);
+    if (refused !== undefined) return { refused };
     reducer.addNode(node, 'remote');
     emit(events.length > 0 ? reducer.push(node, events, now()) : reducer.heartbeat(node, now()));
     return reducer.verdict?.verdict ?? 'pending';

@@ -7,6 +7,8 @@
  * exit code: problems are said once, through `onProblem`.
  */
 import { request } from 'node:http';
+import { hostname } from 'node:os';
+import { FOLLOWER_HEADER } from './node-push.js';
 import type { Verdict } from '../core/events.js';
 import type { SessionEvent } from '../core/session.js';
 
@@ -20,6 +22,11 @@ export interface GroupPusherOptions {
   toJson: (event: SessionEvent) => Record<string, unknown>;
   /** Said once per kind of problem (the head refuses the token, cannot be reached). */
   onProblem: (text: string) => void;
+  /**
+   * The head refused this node outright (409: a rank out of range, or taken by another follower):
+   * pushing stops; the text is the head's reason.
+   */
+  onRefused?: (text: string) => void;
   /** The head's answer changed: the group's verdict so far (`pending`, `ready`, `failed`...). */
   onGroup?: (verdict: string) => void;
 }
@@ -41,6 +48,8 @@ export class GroupPusher {
   private readonly url: URL;
   private idle: (() => void) | undefined;
   private group = 'pending';
+  /** Who we are to the head: two followers given the same --node-rank differ here. */
+  private readonly id = `${hostname()} pid ${process.pid} ${Math.random().toString(16).slice(2, 8)}`;
 
   constructor(private readonly options: GroupPusherOptions) {
     this.url = new URL(`/v1/nodes/${options.node}/events`, options.leader);
@@ -94,11 +103,13 @@ export class GroupPusher {
     const body = lines.length > 0 ? `${lines.join('\n')}\n` : '';
     const headers: Record<string, string | number> = { 'content-type': 'application/x-ndjson', 'content-length': Buffer.byteLength(body) };
     if (this.options.token !== undefined) headers.authorization = `Bearer ${this.options.token}`;
+    headers[FOLLOWER_HEADER] = this.id;
     const req = request(this.url, { method: 'POST', headers }, (res) => {
       let answer = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => answer.length < 4096 && (answer += chunk));
       res.on('end', () => {
+        if (res.statusCode === 409 && this.options.onRefused) return this.refused(answer.trim());
         this.heard(answer);
         this.done(res.statusCode ?? 0, lines);
       });
@@ -129,6 +140,14 @@ export class GroupPusher {
       this.send();
     }, this.retryMs);
     this.timer.unref();
+  }
+
+  private refused(text: string): void {
+    this.inFlight = false;
+    this.closed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.idle?.();
+    this.options.onRefused?.(text || `the group leader ${this.options.leader} refused node ${this.options.node} (409)`);
   }
 
   private heard(answer: string): void {

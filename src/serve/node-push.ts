@@ -19,7 +19,7 @@ export interface NodePushReceiver {
    * The lines of one push, parsed (a line that is not JSON is dropped). Answers with the group's
    * verdict so far (`pending` until there is one), which a follower waits for; or refuses.
    */
-  receive(node: number, lines: unknown[]): { group: string } | { refused: string };
+  receive(node: number, lines: unknown[], follower?: string): { group: string } | { refused: string };
   /** A push came with a missing or wrong token. */
   onUnauthorized(node: number): void;
 }
@@ -44,11 +44,19 @@ export function handleNodePush(req: IncomingMessage, res: ServerResponse, node: 
   });
   req.on('end', () => {
     if (refused) return;
-    const answer = receiver.receive(node, parseNdjson(Buffer.concat(chunks).toString('utf8')));
+    const answer = receiver.receive(node, parseNdjson(Buffer.concat(chunks).toString('utf8')), followerId(req.headers[FOLLOWER_HEADER]));
     if ('refused' in answer) return send(res, { status: 409, type: TEXT_TYPE, body: `${answer.refused}\n` });
     send(res, { status: 200, type: 'application/json; charset=utf-8', body: `${JSON.stringify(answer)}\n` });
   });
   req.on('error', () => undefined);
+}
+
+/** A follower's spinup names itself in every push (host, pid and a random part), so two on one rank are told apart. */
+export const FOLLOWER_HEADER = 'x-spinup-follower';
+
+function followerId(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text === '' ? undefined : text.slice(0, 200);
 }
 
 /** Digests of equal length, so the comparison takes the same time whatever the token's length or content. */

@@ -35,8 +35,18 @@ describe('planNodes', () => {
   });
 
   it('--node ranks are taken as given', () => {
-    const p = plan([], { nodeOptions: [`3=${NODE0}`, '1=cmd:ssh host-b tail -F /data/server.log'] });
+    // A log that states no size: ranks as given (one beyond a known size is refused, below).
+    const dir = mkdtempSync(join(tmpdir(), 'spinup-plan-'));
+    writeFileSync(join(dir, 'n.log'), 'INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version 0.9.0\n');
+    const p = plan([], { nodeOptions: [`3=${join(dir, 'n.log')}`, '1=cmd:ssh host-b tail -F /data/server.log'] });
     expect(p.nodes.map((n) => [n.node, n.source.kind])).toEqual([[3, 'file'], [1, 'cmd']]);
     expect(p.nodes[1]!.source).toEqual({ kind: 'cmd', command: 'ssh host-b tail -F /data/server.log' });
+  });
+
+  it('--node refuses a rank beyond a known size, as a head refuses such a push (issue 25 item 7)', () => {
+    expect(() => plan([], { nodeOptions: [`0=${NODE0}`, '2=cmd:cat x'], groupSize: '2' })).toThrow(/node 2 is out of range: this group has 2 nodes \(ranks 0-1, size from --group-size\)/);
+    // The size NODE0's own log states (nnodes 2) counts too.
+    expect(() => plan([], { nodeOptions: [`3=${NODE0}`, '1=cmd:cat x'] })).toThrow(/node 3 is out of range: .*size from the logs/);
+    expect(plan([], { nodeOptions: [`0=${NODE0}`, '1=cmd:cat x'], groupSize: '2' }).nodes).toHaveLength(2);
   });
 });

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,20 @@ async function urlOf(run: SpinupProcess): Promise<string> {
 
 function follower(url: string, extra: string[] = []): SpinupProcess {
   return node(['--group-leader', url, '--node-rank', '1', ...extra], NODE1);
+}
+
+/** A raw push, as a follower's spinup makes one (or a hand-made one, with no follower header). */
+function post(url: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, url), { method: 'POST', headers: { 'content-length': 0, ...headers }, timeout: 5_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 type Json = Record<string, any>;
@@ -181,5 +196,75 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     expect(verdict).toMatchObject({ verdict: 'failed', node: 0, group: { nodes: [{ node: 0, verdict: 'failed' }, { node: 1, joined: false }] } });
     expect(jsonLines(run).some((e) => e.type === 'waiting')).toBe(true);
     expect(await run.code).toBe(1);
+  }, 60_000);
+
+  // Issue 25, item 7: ranks are checked.
+  it('a rank out of range: the head of a group of 2 answers 409 to node 2; the follower prints why and exits 64 (usage)', async () => {
+    const h = head([], LONG_SILENCE);
+    const url = await urlOf(h);
+    const raw = await post(url, '/v1/nodes/2/events');
+    expect(raw.status).toBe(409);
+    expect(raw.body).toMatch(/node 2 is out of range: this group has 2 nodes \(ranks 0-1, size from --group-size\)/);
+    const f = node(['--group-leader', url, '--node-rank', '2'], NODE1);
+    expect(await f.code).toBe(64);
+    expect(f.stderr()).toMatch(/refused node 2 \(409\): node 2 is out of range: this group has 2 nodes/);
+    // Nothing of node 2 reached the group; node 1 is still awaited.
+    expect(jsonLines(h).some((e) => e.type === 'node_joined' && e.node === 2)).toBe(false);
+    const status = JSON.parse((await apiGet({ url }, '/v1/status', 5_000)).body) as StatusSnapshot;
+    expect(status.group?.nodes.map((n) => n.node_rank)).toEqual([0, 1]);
+  }, 60_000);
+
+  it('two followers on one --node-rank: the second gets 409 and exits 64; the first keeps node 1', async () => {
+    const h = head([], LONG_SILENCE);
+    const url = await urlOf(h);
+    const first = follower(url);
+    await until('node 1 joined', () => jsonLines(h).find((e) => e.type === 'node_joined' && e.node === 1));
+    const second = follower(url);
+    expect(await second.code).toBe(64);
+    expect(second.stderr()).toMatch(/refused node 1 \(409\): node 1 is already taken by another follower .*same --node-rank/);
+    expect(jsonLines(h).some((e) => e.type === 'group_note' && /refused a push \(409\): node 1 is already taken/.test(e.text))).toBe(true);
+    // The first follower goes on pushing, accepted (its own run is still on).
+    expect(first.child.exitCode).toBeNull();
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(jsonLines(h).some((e) => e.type === 'group_verdict')).toBe(false);
+  }, 60_000);
+
+  // Issue 25, item 6: a node that never joins.
+  it('run head: READY but node 1 never joins; --join-budget 2s makes the group STALLED naming node 1 (exit 2)', async () => {
+    const h = node(['--listen', '127.0.0.1:0', '--group-size', '2', '--join-budget', '2s'], READY_LOG);
+    const verdict = await groupVerdict(h);
+    expect(verdict).toMatchObject({ verdict: 'stalled', node: 1, stage: 'none', group: { nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: false }] } });
+    expect(verdict.reason).toMatch(/the head is ready but node 1 has not joined within its join budget of 2s/);
+    expect(await h.code).toBe(2);
+    expect((await apiGet({ url: await urlOf(h) }, '/readyz', 2_000).catch(() => ({ status: 0 }))).status).not.toBe(200);
+  }, 60_000);
+
+  it('run head: --timeout holds after the head is ready, while it waits for a follower (exit 2)', async () => {
+    const startedAt = Date.now();
+    const h = node(['--listen', '127.0.0.1:0', '--group-size', '2', '--stall', '3s', '--timeout', '4s'], READY_LOG);
+    const verdict = await groupVerdict(h);
+    expect(verdict).toMatchObject({ verdict: 'stalled', node: 1 });
+    expect(verdict.reason).toMatch(/no group verdict within --timeout 4s; node 1 is furthest behind, and has not joined/);
+    expect(await h.code).toBe(2);
+    expect(Date.now() - startedAt).toBeLessThan(20_000);
+  }, 60_000);
+
+  it('watch head: a follower that never pushes (a wrong --group-leader URL) stalls the group after --join-budget, naming it', async () => {
+    const log = join(scratch, `watched-${++logs}.log`);
+    writeFileSync(log, '');
+    const h = spinup(['watch', '--json', '--no-state', '--listen', '127.0.0.1:0', '--group-size', '2', '--join-budget', '4s', log], {});
+    started.push(h);
+    await urlOf(h);
+    const [first, ...rest] = readFileSync(READY_LOG, 'utf8').split('\n');
+    appendFileSync(log, `${first}\n`);
+    await until('node 0 joined', () => jsonLines(h).find((e) => e.type === 'node_joined' && e.node === 0));
+    appendFileSync(log, rest.join('\n'));
+    // A follower pointed at a port where no head listens: it never joins.
+    const f = node(['--group-leader', 'http://127.0.0.1:9', '--node-rank', '1'], NODE1);
+    const verdict = await groupVerdict(h);
+    expect(verdict).toMatchObject({ verdict: 'stalled', node: 1, group: { nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: false }] } });
+    expect(verdict.reason).toMatch(/node 1 has not joined within its join budget of 4s/);
+    expect(await h.code).toBe(2);
+    expect(f.child.exitCode).toBeNull();
   }, 60_000);
 });

@@ -126,9 +126,13 @@ describe('spinup watch FILE FILE (the real node logs of sglang#3398 and #3254)',
     { args: ['--group-size', 'two', NODE0, NODE1], error: /--group-size wants a number/ },
     { args: ['-', '-'], error: /only one node can read stdin/ },
     { args: ['--node', '1=cmd:'], error: /cmd: needs a command/ },
+    // A rank beyond the group's size would leave the rank below it waiting forever (issue 25 item 7).
+    { args: ['--group-size', '2', '--node', `0=${NODE0}`, '--node', `2=${NODE1}`], error: /node 2 is out of range: this group has 2 nodes \(ranks 0-1, size from --group-size\)/ },
     // A head for pushed nodes follows its logs; beyond loopback it needs the group's token.
     { args: ['--listen', '127.0.0.1:0', NODE0, NODE1], error: /--listen with a group follows its logs/ },
     { args: ['--listen', '0.0.0.0:0', '--group-size', '2', NODE0], error: /needs a shared token/ },
+    // The join budget is a head's, for pushed nodes (issue 25 item 6).
+    { args: ['--join-budget', '1m', NODE0, NODE1], error: /--join-budget is for a head that takes pushed nodes \(--listen\)/ },
   ])('usage error: $args', async ({ args, error }) => {
     const run = await runMain(['watch', '--no-follow', ...args]);
     expect(run.code).toBe(64);

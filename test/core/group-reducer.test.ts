@@ -210,3 +210,32 @@ describe('GroupReducer: size and end', () => {
     ]);
   });
 });
+
+describe('GroupReducer: nodes that never join (issue 25 items 6 and 7)', () => {
+  const head = (extra: Partial<ConstructorParameters<typeof GroupReducer>[0]> = {}): GroupReducer =>
+    new GroupReducer({ nodes: [{ node: 0, kind: 'log' }], expected: { size: 2, from: 'option' }, heartbeatIntervalMs: 1_000, ...extra });
+
+  it('a head ready and waiting: node 1 not joined within the join budget makes the group STALLED naming node 1; not before', () => {
+    const g = head({ joinBudgetMs: 60_000 });
+    g.push(0, [stage('launch'), ready], 100);
+    expect(g.nextDeadline).toBe(60_000);
+    expect(verdictOf(g.tick(59_999))).toBeUndefined();
+    const out = verdictOf(g.tick(60_000));
+    expect(out).toMatchObject({ verdict: 'stalled', node: 1, stage: 'none', stalledNode: 1, nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: false }] });
+    expect(out?.reason).toMatch(/^the head is ready but node 1 has not joined within its join budget of 1m/);
+  });
+
+  it('a node that joined in time is not held to the join budget; --timeout still ends a group that has no verdict', () => {
+    const g = head({ joinBudgetMs: 60_000, timeoutMs: 90_000 });
+    g.push(0, [stage('launch')], 0);
+    g.heartbeat(1, 1_000);
+    for (let t = 2_000; t < 90_000; t += 500) expect(verdictOf(g.heartbeat(1, t))).toBeUndefined();
+    expect(verdictOf(g.tick(90_000))).toMatchObject({ verdict: 'stalled', reason: expect.stringMatching(/^no group verdict within --timeout 1m30s/) });
+  });
+
+  it('refuses a rank beyond a known size; takes any rank when the size is only the nodes seen', () => {
+    expect(head().rankRefusal(1)).toBeUndefined();
+    expect(head().rankRefusal(2)).toMatch(/^node 2 is out of range: this group has 2 nodes \(ranks 0-1, size from --group-size\)/);
+    expect(group(2).rankRefusal(5)).toBeUndefined();
+  });
+});

@@ -61,7 +61,8 @@ ${groupRunHelp}
 so 'spinup watch --no-follow FILE' and 'spinup explain FILE' read it again later.
 
 Exit: 0 ready (with --then: its exit code) · 1 failed, or crashed/died after ready
-      2 stalled · 64 usage, or the --log file exists · 66 CMD not found
+      2 stalled · 64 usage, or the --log file exists, or the head refused this
+      follower's --node-rank (out of range, or taken) · 66 CMD not found
       69 --listen port in use (nothing is launched) · 78 invalid pack
       130 interrupted (Ctrl-C: SIGINT to the server, SIGTERM/SIGKILL after --grace)`;
 
@@ -108,7 +109,7 @@ interface RunStart extends GroupParts {
   status: LiveStatus;
 }
 
-async function launchAndSupervise({ io, options, session, memory, family, commandFamily, status, head, pusher, groupReady }: RunStart): Promise<number> {
+async function launchAndSupervise({ io, options, session, memory, family, commandFamily, status, head, pusher, groupReady, groupRefused }: RunStart): Promise<number> {
   const log = openRunLog({ cwd: io.cwd, requested: options.log, now: wallDate() });
   const child = await launch(options, io, log);
   status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
@@ -118,7 +119,7 @@ async function launchAndSupervise({ io, options, session, memory, family, comman
   reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
   if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
   if (memory.warning) reporter.note(`history: ${memory.warning}`, { type: 'history', detail: memory.warning });
-  return supervise(child, { io, options, session, memory, log, reporter, group: head, groupReady });
+  return supervise(child, { io, options, session, memory, log, reporter, group: head, groupReady, groupRefused });
 }
 
 async function launch(options: RunOptions, io: Io, log: RunLog): Promise<Child> {

@@ -78,6 +78,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       'group-size': { type: 'string' },
       'group-token': { type: 'string' },
       heartbeat: { type: 'string' },
+      'join-budget': { type: 'string' },
       ...historyFlags,
     },
   });
@@ -93,6 +94,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       noState: Boolean(values['no-state']),
       groupToken: values['group-token'],
       heartbeat: values.heartbeat,
+      joinBudget: values['join-budget'],
       positionals,
       nodeOptions: values.node ?? [],
       srun: Boolean(values.srun),

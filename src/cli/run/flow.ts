@@ -39,6 +39,8 @@ export interface RunContext {
   group?: GroupHead;
   /** A follower: resolves with its READY when its head says the group is READY. */
   groupReady?: Promise<Verdict>;
+  /** A follower the head refused (its rank out of range or taken by another follower): a usage error. */
+  groupRefused?: Promise<string>;
 }
 
 export async function superviseRun(ctx: RunContext): Promise<number> {
@@ -76,7 +78,12 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
   const flow = new Flow(ctx, supervisor);
   try {
     const { group } = ctx;
-    const startup = group ? await group.startup(supervisor.startup(), { signal: io.signal, afterReady: () => supervisor.attached() }) : await supervisor.startup();
+    const refused = ctx.groupRefused?.then(() => ({ kind: 'refused' as const }));
+    const startup = await Promise.race([
+      group ? group.startup(supervisor.startup(), { signal: io.signal, afterReady: () => supervisor.attached() }) : supervisor.startup(),
+      ...(refused ? [refused] : []),
+    ]);
+    if (startup.kind === 'refused') return await flow.refused();
     if (startup.kind === 'interrupted') return await flow.interrupted(true);
     // A head's verdict block is the group's, printed by the group (group-head.ts).
     if (!group) reporter.verdict(startup.decision, facts);
@@ -138,6 +145,12 @@ class Flow {
     if (result.interrupted) return this.interrupted(false);
     await this.stop();
     return result.code;
+  }
+
+  /** The group's head refused this follower's rank: a usage error; the server goes, as a misplaced node. */
+  async refused(): Promise<number> {
+    await this.stop();
+    return EXIT.usage;
   }
 
   async interrupted(beforeVerdict: boolean): Promise<number> {

@@ -5,7 +5,7 @@
  * The head's verdict, exit code, /readyz, /v1/status and /metrics are then the group's.
  */
 import { formatDuration } from '../../core/duration.js';
-import { GroupReducer, MISSED_HEARTBEATS } from '../../core/group-reducer.js';
+import { DEFAULT_JOIN_BUDGET_MS, GroupReducer, MISSED_HEARTBEATS } from '../../core/group-reducer.js';
 import type { GroupEvent, GroupVerdict, SizeSource } from '../../core/group-types.js';
 import { namedVerdict } from '../../core/group-verdicts.js';
 import type { Session, SessionEvent } from '../../core/session.js';
@@ -27,6 +27,10 @@ export interface GroupHeadOptions {
   expected: { size: number; from: SizeSource };
   heartbeatMs: number;
   token?: string;
+  /** How long a follower may take to join; default DEFAULT_JOIN_BUDGET_MS. */
+  joinBudgetMs?: number;
+  /** --timeout: the group's too, after the head's own server is ready. */
+  timeoutMs?: number;
   clock?: WallClock;
 }
 
@@ -50,7 +54,14 @@ export class GroupHead implements EventSink {
   constructor(private readonly options: GroupHeadOptions) {
     this.clock = options.clock ?? systemClock;
     this.t0 = this.clock.now();
-    this.reducer = new GroupReducer({ nodes: [{ node: HEAD, kind: 'log' }], expected: options.expected, head: HEAD, heartbeatIntervalMs: options.heartbeatMs });
+    this.reducer = new GroupReducer({
+      nodes: [{ node: HEAD, kind: 'log' }],
+      expected: options.expected,
+      head: HEAD,
+      heartbeatIntervalMs: options.heartbeatMs,
+      joinBudgetMs: options.joinBudgetMs ?? DEFAULT_JOIN_BUDGET_MS,
+      timeoutMs: options.timeoutMs,
+    });
     this.reporter = new GroupReporter(options.io, options.mode, options.color);
     this.decided = new Promise((resolve) => (this.resolveVerdict = resolve));
     this.afterReady = new Promise((resolve) => (this.resolveAfterReady = resolve));
@@ -65,7 +76,8 @@ export class GroupHead implements EventSink {
     );
     options.status.model.group(groupStatus(this.reducer.standing()));
     const beats = `${MISSED_HEARTBEATS} heartbeats of ${formatDuration(options.heartbeatMs)}`;
-    this.note(`head of a group of ${options.expected.size} nodes: followers push to /v1/nodes/N/events; one silent for ${beats} is lost`);
+    const join = formatDuration(options.joinBudgetMs ?? DEFAULT_JOIN_BUDGET_MS);
+    this.note(`head of a group of ${options.expected.size} nodes: followers push to /v1/nodes/N/events; one silent for ${beats} is lost; one not joined within ${join} (--join-budget) stalls the group`);
   }
 
   /** The head's own session events (its verdict comes through `decide`). */
@@ -118,7 +130,9 @@ export class GroupHead implements EventSink {
     write(this.options.io.stderr, `${formatGroupVerdict(group, { color: this.options.color, family: this.options.session.pack?.name })}\n`);
   }
 
-  private take(node: number, events: SessionEvent[]): string {
+  private take(node: number, events: SessionEvent[]): string | { refused: string } {
+    const refused = this.reducer.rankRefusal(node);
+    if (refused !== undefined) return { refused };
     this.reducer.addNode(node, 'remote');
     this.emit(events.length > 0 ? this.reducer.push(node, events, this.now()) : this.reducer.heartbeat(node, this.now()));
     return this.reducer.verdict?.verdict ?? 'pending';

@@ -15,6 +15,8 @@ export interface GroupRunOptions {
   /** --group-token; the environment's SPINUP_GROUP_TOKEN is read later, with the rest of the env. */
   token?: string;
   heartbeatMs: number;
+  /** The head: how long a follower may take to join (its first push). */
+  joinBudgetMs?: number;
 }
 
 export const groupRunParseOptions = {
@@ -23,6 +25,7 @@ export const groupRunParseOptions = {
   'group-size': { type: 'string' },
   'group-token': { type: 'string' },
   heartbeat: { type: 'string' },
+  'join-budget': { type: 'string' },
 } as const;
 
 export const groupRunHelp = `Multi-node (one verdict for the group, across machines):
@@ -34,13 +37,18 @@ export const groupRunHelp = `Multi-node (one verdict for the group, across machi
   --group-token T     shared secret of the group, sent as a bearer token (or env
                       SPINUP_GROUP_TOKEN); required when the head listens beyond loopback
   --heartbeat DURATION  how often a follower pushes at least; a follower silent for
-                      three of them is lost (default 5s; give every node the same)`;
+                      three of them is lost (default 5s; give every node the same)
+  --join-budget DURATION  on the head: a follower that has not joined (pushed) this long
+                      after the head started makes the group STALLED, naming it
+                      (default 10m; --timeout still holds, for the whole group)`;
 
 const DEFAULT_HEARTBEAT_MS = 5_000;
 
-export function groupRunOptions(values: { 'group-leader'?: string; 'node-rank'?: string; 'group-size'?: string; 'group-token'?: string; heartbeat?: string }): GroupRunOptions {
+export function groupRunOptions(values: { 'group-leader'?: string; 'node-rank'?: string; 'group-size'?: string; 'group-token'?: string; heartbeat?: string; 'join-budget'?: string }): GroupRunOptions {
   const options: GroupRunOptions = { heartbeatMs: durationOption('heartbeat', values.heartbeat) ?? DEFAULT_HEARTBEAT_MS };
   if (options.heartbeatMs < 50) throw new UsageError('--heartbeat wants at least 50ms');
+  const joinBudgetMs = durationOption('join-budget', values['join-budget']);
+  if (joinBudgetMs !== undefined) options.joinBudgetMs = joinBudgetMs;
   if (values['group-leader'] !== undefined) options.leader = leaderUrl(values['group-leader']);
   if (values['node-rank'] !== undefined) options.nodeRank = count('node-rank', values['node-rank'], 0);
   if (values['group-size'] !== undefined) options.groupSize = count('group-size', values['group-size'], 1);
@@ -51,11 +59,12 @@ export function groupRunOptions(values: { 'group-leader'?: string; 'node-rank'?:
   if (options.leader !== undefined && options.nodeRank === undefined) throw new UsageError('--group-leader needs --node-rank N: which node of the group this is');
   if (options.nodeRank !== undefined && options.leader === undefined) throw new UsageError('--node-rank goes with --group-leader URL (the head\'s spinup, to push to)');
   if (options.leader !== undefined && options.nodeRank === 0) throw new UsageError('--node-rank 0 is the head: run it with --listen ADDR --group-size N instead of --group-leader');
+  if (options.leader !== undefined && options.joinBudgetMs !== undefined) throw new UsageError('--join-budget is the head\'s to give; a follower (--group-leader) only pushes');
   if (options.leader !== undefined && options.groupSize !== undefined) throw new UsageError('--group-size is the head\'s to know; a follower (--group-leader) only pushes');
   return options;
 }
 
-export type GroupRole = { role: 'single' } | { role: 'follower'; leader: string; node: number; token?: string; heartbeatMs: number } | { role: 'head'; expected: { size: number; from: SizeSource }; token?: string; heartbeatMs: number };
+export type GroupRole = { role: 'single' } | { role: 'follower'; leader: string; node: number; token?: string; heartbeatMs: number } | { role: 'head'; expected: { size: number; from: SizeSource }; token?: string; heartbeatMs: number; joinBudgetMs?: number };
 
 /**
  * Which part this `run` plays, now that the environment and --listen are known. The head's size:
@@ -68,7 +77,7 @@ export function groupRole(options: GroupRunOptions, listen: ListenAddress | unde
   const expected = options.groupSize !== undefined ? { size: options.groupSize, from: 'option' as const } : (sizeFromCommand(serverArgs) ?? sizeFromEnv(env));
   if (options.groupSize !== undefined && !listen) throw new UsageError('--group-size needs --listen ADDR: the followers push their events to it');
   if (!listen || expected === undefined || expected.size < 2) return { role: 'single' };
-  return { role: 'head', expected, token: headToken(listen, token, env), heartbeatMs: options.heartbeatMs };
+  return { role: 'head', expected, token: headToken(listen, token, env), heartbeatMs: options.heartbeatMs, joinBudgetMs: options.joinBudgetMs };
 }
 
 /** The group's token: --group-token, else SPINUP_GROUP_TOKEN; required of a head listening beyond loopback. */

@@ -20,16 +20,20 @@ export interface GroupParts {
   head?: GroupHead;
   pusher?: GroupPusher;
   groupReady?: Promise<Verdict>;
+  /** A follower the head refused (409: its rank out of range or taken): the head's reason. */
+  groupRefused?: Promise<string>;
 }
 
 export function groupParts(role: GroupRole, { io, options, session, status }: { io: Io; options: RunOptions; session: Session; status: LiveStatus }): GroupParts {
   if (role.role === 'single') return {};
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
   if (role.role === 'head') {
-    return { head: new GroupHead({ io, mode, color: useColor(io, 'stderr'), session, status, expected: role.expected, heartbeatMs: role.heartbeatMs, token: role.token }) };
+    return { head: new GroupHead({ io, mode, color: useColor(io, 'stderr'), session, status, expected: role.expected, heartbeatMs: role.heartbeatMs, token: role.token, joinBudgetMs: role.joinBudgetMs, timeoutMs: options.timeoutMs }) };
   }
   let ready: (verdict: Verdict) => void = () => {};
   const groupReady = new Promise<Verdict>((resolve) => (ready = resolve));
+  let refuse: (text: string) => void = () => {};
+  const groupRefused = new Promise<string>((resolve) => (refuse = resolve));
   const pusher = new GroupPusher({
     leader: role.leader,
     node: role.node,
@@ -37,6 +41,10 @@ export function groupParts(role: GroupRole, { io, options, session, status }: { 
     heartbeatMs: role.heartbeatMs,
     toJson: eventJson,
     onProblem: (text) => write(io.stderr, `spinup: ${text}\n`),
+    onRefused: (text) => {
+      write(io.stderr, `spinup: the group leader ${role.leader} refused node ${role.node} (409): ${text}\n`);
+      refuse(text);
+    },
     onGroup: (verdict) => {
       if (verdict !== 'ready') return;
       const state = session.classifier?.state;
@@ -44,7 +52,7 @@ export function groupParts(role: GroupRole, { io, options, session, status }: { 
     },
   });
   pusher.start();
-  return { pusher, groupReady };
+  return { pusher, groupReady, groupRefused };
 }
 
 /** The status API, and for a group the head or the push to it: every one sees every event. */

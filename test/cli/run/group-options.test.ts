@@ -36,6 +36,7 @@ describe('the part a run plays in a group', () => {
     ['a follower claiming rank 0', ['--group-leader', 'http://127.0.0.1:9464', '--node-rank', '0'], /--node-rank 0 is the head/],
     ['a leader that is not an http URL', ['--group-leader', 'head:9464', '--node-rank', '1'], /--group-leader wants the head's --listen URL/],
     ['a heartbeat too short', ['--group-leader', 'http://127.0.0.1:9464', '--node-rank', '1', '--heartbeat', '10ms'], /--heartbeat wants at least 50ms/],
+    ['a follower given a join budget (the head waits, issue 25 item 6)', ['--group-leader', 'http://127.0.0.1:9464', '--node-rank', '1', '--join-budget', '1m'], /--join-budget is the head's to give/],
   ] as const)('usage (exit 64, nothing launched): %s', async ([, args, message]) => {
     const run = await runMain(['run', '--no-state', ...args, '--', 'true']);
     expect(run.code).toBe(64);
