@@ -12,14 +12,13 @@
 import type { Verdict } from './events.js';
 import { failureReason, rankFailures, strengthOf, type FailureOrigin, type NodeFailure } from './group-root-cause.js';
 import type { GroupEvent, GroupVerdict, NodeKind, NodeSummary, SizeSource } from './group-types.js';
+import { formatDuration } from './duration.js';
 import { afterReadyVerdict, lostVerdict } from './group-verdicts.js';
 import type { SessionEvent } from './session.js';
 import { stageIndex, type Stage } from './vocabulary.js';
-import { formatDuration } from './duration.js';
 
-const formatMs = formatDuration;
+/** Where a group's size came from, in a refusal's words. */
 const SIZE_WORDS: Record<SizeSource, string> = { option: '--group-size', log: 'the logs', env: 'the environment', command: "the server's --nnodes", nodes: 'the nodes given' };
-const sizeWords = (from: SizeSource): string => SIZE_WORDS[from];
 
 /** How long a peer symptom waits for a stronger cause from another node (lines in flight, a slower pipe). */
 export const GROUP_SETTLE_MS = 3_000;
@@ -89,7 +88,7 @@ export class GroupReducer {
   rankRefusal(node: number): string | undefined {
     if (this.expected.from === 'nodes' || node < this.expected.size) return undefined;
     const size = this.expected.size;
-    return `node ${node} is out of range: this group has ${size} node${size === 1 ? '' : 's'} (ranks 0-${size - 1}, size from ${sizeWords(this.expected.from)}); check --node-rank`;
+    return `node ${node} is out of range: this group has ${size} node${size === 1 ? '' : 's'} (ranks 0-${size - 1}, size from ${SIZE_WORDS[this.expected.from]}); check --node-rank`;
   }
 
   /**
@@ -189,14 +188,14 @@ export class GroupReducer {
       const node = missing[0]!;
       const others = missing.length > 1 ? ` (nor ${missing.slice(1).map((n) => `node ${n}`).join(', ')})` : '';
       const headReady = this.nodes.get(this.head)?.verdict?.verdict === 'ready' ? 'the head is ready but ' : '';
-      const reason = `${headReady}node ${node} has not joined within its join budget of ${formatMs(joinBudgetMs)}${others}: its spinup never pushed to the head (not started, a wrong --group-leader URL, or its pushes refused)`;
+      const reason = `${headReady}node ${node} has not joined within its join budget of ${formatDuration(joinBudgetMs)}${others}: its spinup never pushed to the head (not started, a wrong --group-leader URL, or its pushes refused)`;
       const detail: Verdict = { verdict: 'stalled', stage: 'none', at: now, elapsedMs: now, reason, evidence: [], symptoms: [], silentMs: now, budget: { ms: joinBudgetMs, source: 'override', detail: 'join budget, --join-budget' } };
       return [this.settle({ verdict: 'stalled', node, stage: 'none', reason, detail, stalledNode: node }, now)];
     }
     if (timeoutMs !== undefined && now >= timeoutMs) {
       const behind = this.furthestBehind();
       const where = behind.joined ? `in stage ${behind.stage}` : 'and has not joined';
-      const reason = `no group verdict within --timeout ${formatMs(timeoutMs)}; node ${behind.node} is furthest behind, ${where}`;
+      const reason = `no group verdict within --timeout ${formatDuration(timeoutMs)}; node ${behind.node} is furthest behind, ${where}`;
       const detail: Verdict = { verdict: 'stalled', stage: behind.stage, at: now, elapsedMs: now, reason, evidence: [], symptoms: [], silentMs: now, budget: { ms: timeoutMs, source: 'override', detail: '--timeout' } };
       return [this.settle({ verdict: 'stalled', node: behind.node, stage: behind.stage, reason, detail }, now)];
     }
