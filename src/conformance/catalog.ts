@@ -3,12 +3,12 @@
  * one entry per message, read from their source. The conformance suite turns every entry into
  * a test case; see catalog/README.md for what each field means and how far it can be trusted.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'yaml';
+import type { MessageKind } from '../core/message-catalog.js';
 import type { Cause, Stage } from '../core/vocabulary.js';
+import { CATALOG_LAYERS, printedClass, readCatalogFile, type CatalogLayer, type RawCatalogEntry } from '../pack/catalog-messages.js';
 
-export type EntryKind = 'fatal' | 'survivable' | 'symptom' | 'fatal_if_exception_follows';
+export { CATALOG_LAYERS, type CatalogLayer };
+export type EntryKind = MessageKind;
 
 export interface CatalogEntry {
   id: string;
@@ -26,35 +26,18 @@ export interface CatalogEntry {
   layer: CatalogLayer;
 }
 
-export const CATALOG_LAYERS = ['vllm', 'sglang', 'platform'] as const;
-export type CatalogLayer = (typeof CATALOG_LAYERS)[number];
-
-interface RawEntry {
-  id: string;
-  literal: string;
-  example: string;
-  printed_as: string;
-  where?: string;
-  stage?: string | null;
-  kind: EntryKind;
-  cause?: string | string[];
-}
-
 export function readCatalog(dir: string, layers: readonly CatalogLayer[] = CATALOG_LAYERS): CatalogEntry[] {
-  return layers.flatMap((layer) => {
-    const raw = parse(readFileSync(join(dir, `${layer}.yaml`), 'utf8')) as RawEntry[];
-    return raw.map((entry) => toEntry(entry, layer));
-  });
+  return layers.flatMap((layer) => readCatalogFile(dir, layer).map((entry) => toEntry(entry, layer)));
 }
 
-function toEntry(raw: RawEntry, layer: CatalogLayer): CatalogEntry {
+function toEntry(raw: RawCatalogEntry, layer: CatalogLayer): CatalogEntry {
   const causes = raw.cause === undefined ? [] : Array.isArray(raw.cause) ? raw.cause : [raw.cause];
   return {
     id: raw.id,
     literal: String(raw.literal),
     example: String(raw.example),
     printedAs: raw.printed_as.trim(),
-    where: raw.where ?? "",
+    where: raw.where ?? '',
     stage: raw.stage && raw.stage !== 'None' ? (raw.stage as Stage) : undefined,
     kind: raw.kind,
     causes: causes as Cause[],
@@ -64,6 +47,5 @@ function toEntry(raw: RawEntry, layer: CatalogLayer): CatalogEntry {
 
 /** `exception torch.OutOfMemoryError` -> `torch.OutOfMemoryError`; undefined for logged and native lines. */
 export function exceptionClass(entry: Pick<CatalogEntry, 'printedAs'>): string | undefined {
-  const match = /^exception\s+(\S+)/.exec(entry.printedAs);
-  return match?.[1];
+  return printedClass(entry.printedAs);
 }
