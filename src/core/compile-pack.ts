@@ -1,5 +1,5 @@
 /** Compiles pack sources (the family file and the files it includes) into one ready-to-run pack. */
-import { lineMessageLiterals, MessageIndex, type CatalogMessage } from './message-catalog.js';
+import { MessageIndex, type CatalogMessage } from './message-catalog.js';
 import { parseDuration } from './duration.js';
 import type {
   CompiledFailure,
@@ -215,7 +215,7 @@ function compileSources(sources: PackSource[], options: CompileOptions): Compile
   const prefilter = new RulePrefilter(
     LINE_KINDS.map((kind) => kind.rules(pack)),
     (compiled) => gates.get(compiled) ?? ALWAYS,
-    lineMessageLiterals(pack.inference.messages),
+    pack.inference.messages.lineLiterals,
   );
   return { ...pack, prefilter };
 }

@@ -9,6 +9,7 @@
  * reads whatever the size of the catalog.
  */
 import { LiteralScanner } from './literal-scanner.js';
+import { isCalm, isWarning } from './severity.js';
 import type { Cause } from './vocabulary.js';
 
 export type MessageKind = 'fatal' | 'survivable' | 'symptom' | 'fatal_if_exception_follows';
@@ -54,17 +55,22 @@ export class MessageIndex {
   /** Messages with no word long enough to index: checked on every lookup (few). */
   private readonly unindexed: CatalogMessage[] = [];
 
-  /** The fragments of the line messages (`lineMessage`), to reject a line without one at once. */
+  /** A scanner of `lineLiterals`, to reject a line without one at once. */
   private lineScanner: LiteralScanner | null | undefined;
 
-  constructor(readonly messages: readonly CatalogMessage[]) {}
+  /**
+   * The fragments `lineMessage` can find: a line holding one of them must be read (the fast path
+   * may not skip it: compile-pack hands them to the prefilter).
+   */
+  readonly lineLiterals: readonly string[];
+
+  constructor(readonly messages: readonly CatalogMessage[]) {
+    this.lineLiterals = messages.filter(namesLineCause).map((m) => m.literal);
+  }
 
   /** Whether `text` may hold a line message: false means it surely holds none. */
   mayHoldLineMessage(text: string): boolean {
-    if (this.lineScanner === undefined) {
-      const literals = lineMessageLiterals(this);
-      this.lineScanner = literals.length === 0 ? null : new LiteralScanner(literals);
-    }
+    this.lineScanner ??= this.lineLiterals.length === 0 ? null : new LiteralScanner(this.lineLiterals);
     return this.lineScanner !== null && this.lineScanner.hasAny(text);
   }
 
@@ -116,9 +122,6 @@ function keyWord(literal: string): string | undefined {
   return best;
 }
 
-/** Levels at which a line is no error, whatever its words (a logged INFO line may quote one). */
-const CALM_LEVELS = new Set(['INFO', 'DEBUG', 'I', 'TRACE', 'NOTE']);
-const WARNING_LEVELS = new Set(['WARNING', 'WARN', 'W']);
 /** NCCL's own level word, inside its native line (`host:pid:tid [0] NCCL INFO ...`). */
 const NCCL_INFO = 'NCCL INFO ';
 /** A line message's fragment must be at least this long: a line has no exception class to confirm a short one. */
@@ -131,8 +134,9 @@ const MIN_LINE_LITERAL = 15;
  * message the source logs as one.
  */
 export function lineMessage(index: MessageIndex, body: string, level: string | undefined): CatalogMessage | undefined {
-  if ((level !== undefined && CALM_LEVELS.has(level)) || body.includes(NCCL_INFO) || !index.mayHoldLineMessage(body)) return undefined;
-  const warning = level !== undefined && WARNING_LEVELS.has(level);
+  // A calm line (a logged INFO line may quote an error) is never one.
+  if (isCalm(level) || body.includes(NCCL_INFO) || !index.mayHoldLineMessage(body)) return undefined;
+  const warning = isWarning(level);
   return index.find(body, (m) => namesLineCause(m) && (!warning || m.printed === 'warning' || m.kind === 'fatal_if_exception_follows'));
 }
 
@@ -145,9 +149,4 @@ export function lineMessage(index: MessageIndex, body: string, level: string | u
 function namesLineCause(m: CatalogMessage): boolean {
   const kind = m.kind === 'fatal_if_exception_follows' || (m.kind === 'fatal' && m.printed !== 'exception');
   return kind && m.literal.length >= MIN_LINE_LITERAL && m.cause !== undefined && m.cause !== 'crash' && m.cause !== 'unknown';
-}
-
-/** The fragments `lineMessage` can find: a line holding one of them must be read (the fast path may not skip it). */
-export function lineMessageLiterals(index: MessageIndex): string[] {
-  return index.messages.filter(namesLineCause).map((m) => m.literal);
 }

@@ -102,7 +102,7 @@ export class RulePrefilter {
   /** `lists`: each line kind's rules (LineKind.rules), in the order of LINE_KINDS. */
   /**
    * `alsoLoud`: literals of lines that are no rule's but still matter before a verdict (the
-   * catalog's fatal lines, core/message-catalog.ts `lineMessageLiterals`).
+   * catalog's fatal lines, core/message-catalog.ts `MessageIndex.lineLiterals`).
    */
   constructor(
     lists: readonly (readonly unknown[])[],

@@ -1,6 +1,6 @@
 /** The servers' own messages: how a line is found to be one, and what it may then say. */
 import { describe, expect, it } from 'vitest';
-import { classFits, lineMessage, lineMessageLiterals, MessageIndex, type CatalogMessage } from '../../src/core/message-catalog.js';
+import { classFits, lineMessage, MessageIndex, type CatalogMessage } from '../../src/core/message-catalog.js';
 
 const m = (over: Partial<CatalogMessage> & Pick<CatalogMessage, 'literal'>): CatalogMessage => ({ id: `t/${over.literal.slice(0, 8)}`, kind: 'fatal', printed: 'exception', cause: 'bad_argument', ...over });
 
@@ -59,6 +59,6 @@ describe('lineMessage', () => {
   });
 
   it('the fast path reads every line that holds one of them', () => {
-    expect(lineMessageLiterals(index).sort()).toEqual(['Failed to import from vllm._C', 'Memory access fault by GPU node-', 'does not loop back to start']);
+    expect([...index.lineLiterals].sort()).toEqual(['Failed to import from vllm._C', 'Memory access fault by GPU node-', 'does not loop back to start']);
   });
 });
