@@ -20,10 +20,14 @@ export interface Suspect {
   since: number;
 }
 
+/** Whether the start is suspect now: cheap, for every frame (no candidate is weighed). */
+export function isSuspect(run: Readonly<RunState>): boolean {
+  return !run.verdict && !run.failing && (run.uncaught !== undefined || run.lastWords !== undefined);
+}
+
 export function suspectOf(run: Readonly<RunState>): Suspect | undefined {
-  if (run.verdict || run.failing) return undefined;
-  const since = run.uncaught ?? run.lastWords;
-  if (!since) return undefined;
+  if (!isSuspect(run)) return undefined;
+  const since = (run.uncaught ?? run.lastWords)!;
   const best = bestCandidate(run.candidates);
   if (!best) return undefined;
   return { cause: best.cause, rule: best.ruleId, message: best.message, line: best.evidence[0], since: since.at };

@@ -12,7 +12,7 @@ import { applyInference, bestCandidate, fromException, fromRule, TIER, tieWarnin
 import type { RunState } from './run-state.js';
 import { belowError } from './severity.js';
 import { nameByMessage, weighLineMessage } from './source-messages.js';
-import { sayWhenSuspect, suspectOf } from './suspect.js';
+import { isSuspect, sayWhenSuspect } from './suspect.js';
 import type { TracebackException } from './traceback.js';
 
 export interface Weighing {
@@ -23,9 +23,9 @@ export interface Weighing {
 }
 
 /** Records candidates for this frame; adds warnings for non-fatal findings to `events`. */
-export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, raised: TracebackException | undefined, events: ClassifierEvent[]): void {
+export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, exception: TracebackException | undefined, events: ClassifierEvent[]): void {
   const { run } = w;
-  const wasSuspect = suspectOf(run) !== undefined;
+  const wasSuspect = isSuspect(run);
   const evidence = evidenceOf(match.frame, line);
   let namedCause: Candidate | undefined;
   /** A rule that reads this line as a bare wrapper ("see root cause above"). */
@@ -44,7 +44,7 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   for (const hit of match.failures) {
     if (specific && hit.rule.fallback) continue;
     const candidate = fromRule(hit.rule, hit.groups, [evidence], w.nextSeq());
-    if (hit.rule.fallback) nameByMessage(w.pack.inference, candidate, match.frame.body, raised?.className ?? '');
+    if (hit.rule.fallback) nameByMessage(w.pack.inference, candidate, match.frame.body, exception?.className ?? '');
     run.candidates.push(candidate);
     if (hit.rule.role === 'cause') {
       namedCause ??= candidate;
@@ -61,7 +61,6 @@ export function weighFailures(w: Weighing, match: FrameMatch, line: LogLine, rai
   }
   continueMessage({ run, tables: w.pack.inference, match, evidence });
   if (match.failures.length === 0 && isNativeError(match.frame)) rememberNativeError(run, evidence);
-  const exception = raised;
   if (!exception && !fatal) weighLineMessage(w, match, evidence);
   if (exception) {
     const lines = exception.evidence.map((text) => (text === match.frame.text ? evidence : { ...evidence, text }));
