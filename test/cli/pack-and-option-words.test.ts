@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, FIXTURES, killAll, scratch, spawnCli } from '../hostile/cli-child.js';
 import { repoRoot, runMain } from '../helpers/run-main.js';
+import { PackError } from '../../src/pack/diagnostic.js';
+import { loadPack } from '../../src/pack/load-pack.js';
 
 const { dir, env, cleanup } = scratch('words');
 const ownEnv = { ...env, HOME: dir };
@@ -46,6 +48,18 @@ describe('25.16: a pack copied out alone', () => {
     const run = await runMain(['watch', '--no-follow', '--no-history', '--pack', join(my, 'sglang.yaml'), READY_LOG], { cwd: dir, env: ownEnv });
     expect(run.code).toBe(78);
     expect(run.stderr).toContain('common.yaml');
+  });
+
+  it('25.16a: the pack cache is not kept once a common.yaml is put beside the copy', () => {
+    const my = join(dir, 'cached');
+    mkdirSync(my);
+    const file = join(my, 'sglang.yaml');
+    writeFileSync(file, readFileSync(join(repoRoot, 'rules/sglang.yaml'), 'utf8').replace(/^description: .*$/m, "description: 'cached copy'"));
+    const cacheDir = join(dir, 'pack-cache');
+    expect(loadPack(file, { cacheDir }).name).toBe('sglang');
+    expect(readdirSync(cacheDir)).toHaveLength(1);
+    writeFileSync(join(my, 'common.yaml'), "pack: common\ndescription: 'broken on purpose'\nstages: nope\n");
+    expect(() => loadPack(file, { cacheDir })).toThrow(PackError);
   });
 
   it('25.16a: an include found nowhere says where it looked and how to fix it', async () => {
