@@ -21,6 +21,7 @@ export function durationOption(name: string, value: string | undefined): number 
   if (value === undefined) return undefined;
   const ms = parseDuration(value);
   if (ms === 0) throw new UsageError(`--${name} must be more than 0 (a duration like 90s, 5m or 1h30m)`);
+  if (/^\s*-/.test(value)) throw new UsageError(`--${name} must be a positive duration (like 90s, 5m or 1h30m), not "${value}"`);
   if (ms === undefined || ms < 0) throw new UsageError(`--${name} wants a duration like 90s, 5m or 1h30m, not "${value}"`);
   return ms;
 }

@@ -10,10 +10,33 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 /** `parseArgs(config)`; a parse error is a UsageError (exit 64) that says what was meant. */
 export function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   try {
-    return parseArgs(config);
+    const args = config.args === undefined ? undefined : joinNegativeValues(config.args, config.options ?? {});
+    return parseArgs(args === undefined ? config : { ...config, args });
   } catch (error) {
     throw new UsageError(parseErrorText(error, config.options ?? {}));
   }
+}
+
+/**
+ * `--stall -5s` as `--stall=-5s`: parseArgs takes a value that starts with a dash for an option of
+ * its own and calls it ambiguous ("wants a value"), though a negative number is plainly a value.
+ * Joined, it reaches the option's own check, which says what the option wants (a positive duration).
+ * Only before `--`: what follows is a command's own arguments.
+ */
+function joinNegativeValues(args: readonly string[], options: Options): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return [...joined, ...args.slice(i)];
+    const next = args[i + 1];
+    if (arg.startsWith('--') && !arg.includes('=') && options[arg.slice(2)]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
 }
 
 function parseErrorText(error: unknown, options: Options): string {

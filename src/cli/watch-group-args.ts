@@ -11,7 +11,8 @@ export const groupOptionsHelp = `Several nodes of one multi-node start (one verd
                       sh -c; restarted with backoff when it exits non-zero; killed by
                       a signal = that node's process died); repeatable
   --srun              the one SOURCE is srun --label output (\`0: \`, \`1: \` prefixes;
-                      one task per node): split into nodes by label
+                      one task per node): split into nodes by label; without
+                      --srun the labels are peeled and the output is read as one log
   --group-size N      how many nodes the start has (default: nnodes in the logs,
                       else LWS_GROUP_SIZE or SLURM_NNODES, else the nodes given)
   --listen ADDR       also be the head of nodes on other machines: their

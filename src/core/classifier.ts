@@ -76,10 +76,10 @@ export class Classifier {
     return this.run.verdict;
   }
 
-  /** Feeds one raw physical line (its `\r` frames, colour codes and all). */
-  feed(line: string, now: number, lineNo = this.lineNo + 1): ClassifierEvent[] {
+  /** Feeds one raw physical line (its `\r` frames, colour codes and all), read from `stream` when the log has several. */
+  feed(line: string, now: number, lineNo = this.lineNo + 1, stream?: string): ClassifierEvent[] {
     const events: ClassifierEvent[] = [];
-    for (const text of guardFrames(line)) events.push(...this.tick(now), ...this.feedMatch(this.read(text), now, lineNo));
+    for (const text of guardFrames(line)) events.push(...this.tick(now), ...this.feedMatch(this.read(text), now, lineNo, stream));
     return events;
   }
 
@@ -121,19 +121,22 @@ export class Classifier {
     return match;
   }
 
-  /** Applies one matched frame at log or wall time `now`. */
-  feedMatch(match: FrameMatch, now: number, lineNo: number): ClassifierEvent[] {
+  /**
+   * Applies one matched frame at log or wall time `now`. `stream` names the output it was read
+   * from when the log merges several (`run`: stdout and stderr), whose tracebacks interleave.
+   */
+  feedMatch(match: FrameMatch, now: number, lineNo: number, stream?: string): ClassifierEvent[] {
     const observer = this.options.observer;
-    if (!observer) return this.apply(match, now, lineNo);
+    if (!observer) return this.apply(match, now, lineNo, stream);
     const before = this.run;
     const candidatesBefore = before.candidates.length;
     const hadVerdict = before.verdict !== undefined;
-    const events = this.apply(match, now, lineNo);
+    const events = this.apply(match, now, lineNo, stream);
     observer.fed({ match, now, lineNo, before, after: this.run, candidatesBefore, hadVerdict, events });
     return events;
   }
 
-  private apply(match: FrameMatch, now: number, lineNo: number): ClassifierEvent[] {
+  private apply(match: FrameMatch, now: number, lineNo: number, stream: string | undefined): ClassifierEvent[] {
     this.lineNo = lineNo;
     const frame = match.frame;
     if (frame.body.trim() === '') return [];
@@ -142,7 +145,7 @@ export class Classifier {
     if (match.restart && (run.progressed || run.verdict)) {
       this.run = newRun();
       const restart: ClassifierEvent = { type: 'restart', at: now, line, rule: match.restart.id };
-      return [restart, ...this.apply(match, now, lineNo)];
+      return [restart, ...this.apply(match, now, lineNo, stream)];
     }
     run.startedAt ??= now;
     if (run.verdict) return this.follow(AFTER_VERDICT, match, line, now, undefined);
@@ -151,7 +154,7 @@ export class Classifier {
     let idle = false;
     for (const kind of IDLE_KINDS) if (match.hits & kind.bit) idle ||= kind.idle!(match, run);
     if (!idle) run.lastActivityAt = now;
-    const exception = run.tracebacks.push(frame, lineNo);
+    const exception = run.tracebacks.push(frame, lineNo, stream);
     // A traceback's source lines quote messages (`raise RuntimeError("NCCL error")`): no rule reads them.
     if (run.tracebacks.role === 'code') return [];
 

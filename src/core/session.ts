@@ -36,6 +36,8 @@ export interface LineWhere {
   lineNo?: number;
   wall?: number;
   live?: boolean;
+  /** The output it was read from, when the log merges several (`run`: `stdout`, `stderr`). */
+  stream?: string;
 }
 
 export interface SessionOptions {
@@ -52,11 +54,8 @@ export const DETECT_WAIT_MS = 30_000;
 /** Lines without any sign of a server kept for the classifier, should one show up: the latest ones. */
 const HELD_WITHOUT_EVIDENCE = 400;
 
-interface Held {
+interface Held extends LineWhere {
   raw: string;
-  lineNo?: number;
-  wall?: number;
-  live?: boolean;
 }
 
 export class Session {

@@ -76,9 +76,9 @@ export class Timeline {
 
   /**
    * Feeds one physical line; `wall` (ms) is given when running live, `live` when the line was
-   * written after watching began (not read from a backlog).
+   * written after watching began (not read from a backlog), `stream` when the log merges several outputs.
    */
-  push(raw: string, options: { lineNo?: number; wall?: number; live?: boolean } = {}): ClassifierEvent[] {
+  push(raw: string, options: { lineNo?: number; wall?: number; live?: boolean; stream?: string } = {}): ClassifierEvent[] {
     this.lineNo = options.lineNo ?? this.lineNo + 1;
     this.timed = undefined;
     this.repeatable = false;
@@ -106,7 +106,7 @@ export class Timeline {
       if (frames.length === 1 && frame.time && this.epochTime !== undefined) this.timed = text.slice(0, text.length - frame.body.length);
       this.repeatable = frames.length === 1 && isBarOnly(match);
       const now = this.toNow(logNow, options.wall, options.live ?? false);
-      events.push(...this.classifier.tick(now), ...this.classifier.feedMatch(match, now, this.lineNo));
+      events.push(...this.classifier.tick(now), ...this.classifier.feedMatch(match, now, this.lineNo, options.stream));
     }
     return events;
   }

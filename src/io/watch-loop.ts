@@ -25,6 +25,8 @@ export type LoopItem = SourceItem | { kind: 'lines'; lines: readonly LoopLine[] 
 export interface LoopLine {
   text: string;
   lineNo: number;
+  /** The output it came from, when the log merges several (run's `stdout` and `stderr`). */
+  stream?: string;
 }
 
 /**
@@ -158,7 +160,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   const pushAt = (line: LoopLine, at: number | undefined): void => {
     if (readEarly && line.lineNo === readEarly.lineNo && line.text === readEarly.text) return;
     readEarly = undefined;
-    emit(session.push(line.text, { lineNo: line.lineNo, wall: at, live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true }));
+    emit(session.push(line.text, { lineNo: line.lineNo, wall: at, live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true, stream: line.stream }));
   };
   const push = (line: LoopLine): void => pushAt(line, wall?.());
   const fast = options.skipQuietLines === false ? undefined : new FastLineReader(session, splitter, push, options.maxLineBytes);

@@ -13,7 +13,7 @@ import { checkSchema } from './schema-check.js';
 import { findRulePath } from './pack-rules.js';
 import { patternAnalysis, type PatternFacts } from './pattern-analysis.js';
 import { precompiledTable } from './precompiled-packs.js';
-import { resolvePackRef, shippedRulesDir } from './shipped-rules.js';
+import { includedPackPath, resolvePackRef, shippedPackNames, shippedRulesDir } from './shipped-rules.js';
 import { parseYamlSource, positionOf, type YamlSource } from './yaml-source.js';
 
 
@@ -49,7 +49,7 @@ export function readPackFile(file: string, displayName = file): { pack?: PackFil
   return { pack: { name: pack.pack, file, source, data: pack }, diagnostics: [] };
 }
 
-/** Reads a family pack and every pack it includes (includes live beside it). */
+/** Reads a family pack and every pack it includes (beside it, else shipped: see includedPackPath). */
 export function readPackWithIncludes(file: string, display: (file: string) => string = defaultDisplay): { files: PackFile[]; diagnostics: Diagnostic[] } {
   const files: PackFile[] = [];
   const diagnostics: Diagnostic[] = [];
@@ -62,12 +62,13 @@ export function readPackWithIncludes(file: string, display: (file: string) => st
     if (!pack) return;
     files.push(pack);
     for (const [index, name] of (pack.data.include ?? []).entries()) {
-      const included = join(dirname(path), `${name}.yaml`);
+      const included = includedPackPath(path, name);
       try {
         readFileSync(included);
       } catch {
         const pos = positionOf(pack.source, ['include', index]);
-        diagnostics.push({ file: pack.source.file, ...pos, severity: 'error', code: 'pack/missing-include', message: `Included pack "${name}" not found (looked for ${display(included)}).` });
+        const fix = `put ${name}.yaml beside the pack, or include a shipped pack (${shippedPackNames().join(', ')})`;
+        diagnostics.push({ file: pack.source.file, ...pos, severity: 'error', code: 'pack/missing-include', message: `Included pack "${name}" not found (looked for ${display(included)}; spinup ships no pack of that name): ${fix}.` });
         continue;
       }
       visit(included);

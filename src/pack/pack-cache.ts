@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { PackSource } from '../core/pack-types.js';
 import { defaultStateDir } from '../history/history-path.js';
 import type { PatternFacts } from './pattern-analysis.js';
+import { includedPackPath } from './shipped-rules.js';
 
 /** Bump when what is cached, or how it is derived, changes. */
 const PACK_CACHE_VERSION = 1;
@@ -49,6 +50,9 @@ export function readPackCache(dir: string, file: string): CachedPack | undefined
   }
   if (cached.version !== cacheVersion() || !Array.isArray(cached.files) || cached.files[0]?.path !== file) return undefined;
   for (const entry of cached.files) if (sha256Of(entry.path) !== entry.sha256) return undefined;
+  // An include read from the shipped packs is read from beside the pack once a file of that name is put there.
+  const walked = new Set(cached.files.map((entry) => entry.path));
+  for (const entry of cached.files) for (const name of entry.data.include ?? []) if (!walked.has(includedPackPath(entry.path, name))) return undefined;
   return { sources: cached.files.map((entry) => entry.data), facts: new Map(cached.facts), polynomial: cached.polynomial };
 }
 

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PackSource } from '../core/pack-types.js';
+import { includedPackPath } from './shipped-rules.js';
 
 export const PRECOMPILED_FILE = 'precompiled-packs.json';
 export const PRECOMPILED_VERSION = 2;
@@ -67,7 +68,7 @@ export function precompiledSources(file: string, table = precompiledTable()): Pa
     const entry = table.packs[basename(path)];
     if (!entry || readText(path) !== entry.text) return false;
     sources.push(entry.data);
-    return (entry.data.include ?? []).every((name) => visit(join(dirname(path), `${name}.yaml`)));
+    return (entry.data.include ?? []).every((name) => visit(includedPackPath(path, name)));
   };
   return visit(file) ? sources : undefined;
 }

@@ -58,3 +58,67 @@ describe('TracebackTracker', () => {
     expect(exceptions).toHaveLength(1);
   });
 });
+
+describe('TracebackTracker: one traceback per stream and per process tag (issue 25 item 17)', () => {
+  const tagged = (text: string, tags: { proc?: string; rank?: string }): ParsedFrame => ({ text, body: text, logged: false, ...tags });
+  const first = ['Traceback (most recent call last):', '  File "/a/one.py", line 1, in f', '    g()', 'KeyError: 1'];
+  const second = ['Traceback (most recent call last):', '  File "/b/two.py", line 2, in h', '    raise ValueError("two")', 'ValueError: two'];
+
+  it('25.17: two tracebacks interleaved line by line, one per stream, each close on their own exception with their own frames', () => {
+    const tracker = new TracebackTracker();
+    const found = first.flatMap((line, i) => [tracker.push(frame(line), 2 * i + 1, 'stdout'), tracker.push(frame(second[i]!), 2 * i + 2, 'stderr')]).filter((e) => e !== undefined);
+    expect(found.map((e) => [e.text, e.frameFile])).toEqual([
+      ['KeyError: 1', '/a/one.py'],
+      ['ValueError: two', '/b/two.py'],
+    ]);
+    expect(tracker.idle).toBe(true);
+  });
+
+  it('25.17: the same, one per process tag on one stream', () => {
+    const tracker = new TracebackTracker();
+    const found = first
+      .flatMap((line, i) => [tracker.push(tagged(line, { proc: 'Worker_TP0' }), 2 * i + 1), tracker.push(tagged(second[i]!, { proc: 'Worker_TP1' }), 2 * i + 2)])
+      .filter((e) => e !== undefined);
+    expect(found.map((e) => [e.className, e.frameFile])).toEqual([
+      ['KeyError', '/a/one.py'],
+      ['ValueError', '/b/two.py'],
+    ]);
+  });
+
+  it('25.17: a source line of one stream is code to its own traceback only; the other stream\'s lines stay outside', () => {
+    const tracker = new TracebackTracker();
+    tracker.push(frame('Traceback (most recent call last):'), 1, 'stderr');
+    tracker.push(frame('  File "/x/a.py", line 1, in f'), 2, 'stderr');
+    tracker.push(frame('  indented chatter on stdout'), 3, 'stdout');
+    expect(tracker.role).toBe('outside');
+    tracker.push(frame('    raise RuntimeError("x")'), 4, 'stderr');
+    expect(tracker.role).toBe('code');
+    expect(tracker.push(frame('RuntimeError: x'), 5, 'stderr')).toMatchObject({ text: 'RuntimeError: x', frameFile: '/x/a.py' });
+  });
+
+  it('SGLang: the bare lines after a tagged opener are that traceback\'s, while another rank\'s tagged lines interleave', () => {
+    const tracker = new TracebackTracker();
+    tracker.push(tagged('Scheduler hit an exception: Traceback (most recent call last):', { rank: 'TP0' }), 1);
+    tracker.push(frame('  File "/sglang/srt/managers/scheduler.py", line 9, in event_loop'), 2);
+    tracker.push(tagged('Load weight end. type=Qwen2ForCausalLM', { rank: 'TP1' }), 3);
+    tracker.push(frame('    self.recv_requests()'), 4);
+    const closed = tracker.push(frame('RuntimeError: boom'), 5);
+    expect(closed).toMatchObject({ text: 'RuntimeError: boom', frameFile: '/sglang/srt/managers/scheduler.py', openedBy: { rank: 'TP0' } });
+    expect(tracker.startLine).toBe(1);
+  });
+
+  it('a logged untagged line does not continue a tagged traceback (another process\'s logger)', () => {
+    const tracker = new TracebackTracker();
+    tracker.push(tagged('Traceback (most recent call last):', { proc: 'Worker_TP0' }), 1);
+    expect(tracker.push({ text: 'Note: x', body: 'Note: x', logged: true }, 2)).toBeUndefined();
+    expect(tracker.idle).toBe(false);
+    expect(tracker.push(tagged('ValueError: y', { proc: 'Worker_TP0' }), 3)).toMatchObject({ className: 'ValueError' });
+  });
+
+  it('a traceback whose writer goes quiet is given up, so the log is idle again', () => {
+    const tracker = new TracebackTracker();
+    tracker.push(frame('Traceback (most recent call last):'), 1, 'stderr');
+    for (let i = 0; i < 1_000; i++) tracker.push(frame(`chatter ${i}`), i + 2, 'stdout');
+    expect(tracker.idle).toBe(true);
+  });
+});

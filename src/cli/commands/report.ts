@@ -38,7 +38,8 @@ not lines).
 
 Options:
   -o, --output FILE    where to write (default: NAME.report.html for one log, else
-                       spinup-report.html, in the working directory; '-' = stdout)
+                       spinup-report.html, in the working directory; '-' = stdout);
+                       an existing DIRECTORY gets that default name inside it
   --force              overwrite FILE if it exists (without it, an existing FILE is kept)
   --node NAME=LOG      a node of one group (multi-node) start: the --node logs are one
                        start with a lane per node (each on its own log's clock)
@@ -167,6 +168,14 @@ function historyModel(records: StartRecord[], filter: { model?: string; last: nu
   return { title: `spinup report: the last ${chosen.length} recorded start${chosen.length === 1 ? '' : 's'}${what}`, starts, usual };
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Written whole or not at all over nothing: `wx` refuses a file that appeared since the check. */
 function writeReport(target: string, html: string, force: boolean): void {
   try {
@@ -179,16 +188,24 @@ function writeReport(target: string, html: string, force: boolean): void {
 }
 
 
-/** -o FILE as given (kept unless --force); by default a name that does not exist yet. */
+/**
+ * -o FILE as given (kept unless --force); by default a name that does not exist yet. -o DIR (an
+ * existing directory) is where that default name goes, as `cp LOG DIR` keeps the name: a
+ * directory is never a file to overwrite.
+ */
 function outputPath(params: { io: Io; output?: string; force: boolean; files: string[]; nodes: number }): string {
+  let dir = params.io.cwd;
   if (params.output !== undefined) {
     const path = resolve(params.io.cwd, params.output);
-    if (existsSync(path) && !params.force) throw new UsageError(`${params.output} already exists; pass --force to overwrite it, or choose another -o FILE`);
-    return path;
+    if (!isDirectory(path)) {
+      if (existsSync(path) && !params.force) throw new UsageError(`${params.output} already exists; pass --force to overwrite it, or choose another -o FILE`);
+      return path;
+    }
+    dir = path;
   }
   const stem = params.files.length === 1 && params.nodes === 0 ? basename(params.files[0]!).replace(/\.log$/, '') + '.report' : 'spinup-report';
   for (let n = 1; ; n++) {
-    const path = resolve(params.io.cwd, n === 1 ? `${stem}.html` : `${stem}-${n}.html`);
+    const path = resolve(dir, n === 1 ? `${stem}.html` : `${stem}-${n}.html`);
     if (params.force || !existsSync(path)) return path;
   }
 }

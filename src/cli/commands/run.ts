@@ -40,6 +40,7 @@ Options:
   --log FILE          tee the output to FILE, which must not exist
                       (default ./spinup-run-YYYYmmdd-HHMMSS.log)
   --pack NAME|FILE    sglang, vllm or a pack file (default: from CMD, else from the log)
+                      (a FILE's include: packs are read beside it, else the shipped ones)
   --health URL        also probe URL: READY needs the ready line AND an HTTP 200; a 200
                       never hides a fatal line
   --health-wait DURATION  after the ready line, how long URL has to answer 200 before the

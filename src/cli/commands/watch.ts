@@ -39,6 +39,7 @@ to start before it reports that one (--no-follow reports it at once).
 
 Options:
   --pack NAME|FILE    sglang, vllm or a pack file (default: detect from the first lines)
+                      (a FILE's include: packs are read beside it, else the shipped ones)
   --no-follow         read FILE (or stdin) to the end on the log's own time, then report
   --from-end          start at the end of FILE instead of its beginning
   --stall DURATION    one stall budget for every stage (default: the pack's per stage)

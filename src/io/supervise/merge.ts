@@ -11,6 +11,8 @@ export interface MergedLine {
   text: string;
   /** 1-based line number in the merged log (the tee file), counted by `\n`. */
   lineNo: number;
+  /** The stream it was cut from: a traceback is read per stream (core/traceback.ts). */
+  stream: StreamName;
 }
 
 export interface Merged {
@@ -53,13 +55,13 @@ export class StreamMerger {
     if (cut === 0 && state.heldBytes + chunk.length <= MAX_HELD_BYTES) {
       state.held.push(Buffer.from(chunk));
       state.heldBytes += chunk.length;
-      return { bytes: Buffer.alloc(0), lines: this.number(state, split) };
+      return { bytes: Buffer.alloc(0), lines: this.number(stream, state, split) };
     }
     const end = cut === 0 ? chunk.length : cut;
     const bytes = Buffer.concat([...state.held, chunk.subarray(0, end)]);
     state.held = end < chunk.length ? [Buffer.from(chunk.subarray(end))] : [];
     state.heldBytes = chunk.length - end;
-    const lines = this.number(state, split);
+    const lines = this.number(stream, state, split);
     this.release(state, bytes);
     return { bytes, lines };
   }
@@ -68,8 +70,8 @@ export class StreamMerger {
   end(): Merged {
     const parts: Buffer[] = [];
     const lines: MergedLine[] = [];
-    for (const state of this.streams.values()) {
-      lines.push(...this.number(state, state.splitter.end()));
+    for (const [stream, state] of this.streams) {
+      lines.push(...this.number(stream, state, state.splitter.end()));
       if (state.heldBytes === 0) continue;
       const bytes = Buffer.concat([...state.held, Buffer.from('\n')]);
       state.held = [];
@@ -90,9 +92,9 @@ export class StreamMerger {
   }
 
   /** Maps the stream's own line numbers onto the merged log, where this stream's bytes go next. */
-  private number(state: StreamState, split: { text: string; lineNo: number }[]): MergedLine[] {
+  private number(stream: StreamName, state: StreamState, split: { text: string; lineNo: number }[]): MergedLine[] {
     const base = this.newlines - state.newlines;
-    return split.map((line) => ({ text: line.text, lineNo: base + line.lineNo }));
+    return split.map((line) => ({ text: line.text, lineNo: base + line.lineNo, stream }));
   }
 
   private release(state: StreamState, bytes: Buffer): void {
