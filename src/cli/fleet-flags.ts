@@ -35,17 +35,24 @@ const ENV: Record<keyof FleetFlagValues, string> = {
 };
 
 /** The fleet source the flags and environment name, or undefined when none; bad values are usage errors. */
-export function fleetSource(flags: FleetFlagValues, env: NodeJS.ProcessEnv, cwdResolve: (path: string) => string): FleetSource | undefined {
+export function fleetSource(
+  flags: FleetFlagValues,
+  env: NodeJS.ProcessEnv,
+  cwdResolve: (path: string) => string,
+  /** How the command names the flags (`history --from` says --from and --window). */
+  shownAs: Partial<Record<keyof FleetFlagValues, string>> = {},
+): FleetSource | undefined {
   const value = (key: keyof FleetFlagValues): string | undefined => flags[key] ?? (env[ENV[key]] || undefined);
+  const flag = (key: keyof FleetFlagValues): string => `--${shownAs[key] ?? key}`;
   const url = value('learn-from');
   if (url === undefined) {
     const orphan = (['learn-window', 'learn-token-file', 'learn-ca-file'] as const).find((key) => flags[key] !== undefined);
-    if (orphan) throw new UsageError(`--${orphan} needs --learn-from URL (or SPINUP_LEARN_FROM)`);
+    if (orphan) throw new UsageError(`${flag(orphan)} needs --learn-from URL (or SPINUP_LEARN_FROM)`);
     return undefined;
   }
-  if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) throw new UsageError(`--learn-from wants the http(s) URL of a Prometheus, not "${url}"`);
+  if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) throw new UsageError(`${flag('learn-from')} wants the http(s) URL of a Prometheus, not "${url}"`);
   const window = value('learn-window') ?? FLEET_WINDOW;
-  if (!/^(\d+(ms|s|m|h|d|w|y))+$/.test(window)) throw new UsageError(`--learn-window wants a Prometheus duration like 14d, 36h or 2w, not "${window}"`);
+  if (!/^(\d+(ms|s|m|h|d|w|y))+$/.test(window)) throw new UsageError(`${flag('learn-window')} wants a Prometheus duration like 14d, 36h or 2w, not "${window}"`);
   const file = (key: 'learn-token-file' | 'learn-ca-file'): string | undefined => {
     const path = value(key);
     return path === undefined ? undefined : cwdResolve(path);

@@ -31,10 +31,13 @@ export function readyText(eta: ReadyEta): string {
   return eta.overdue ? `ready in ~${formatDuration(eta.etaMs)} after this stage (slower than usual now)` : `ready in ~${formatDuration(eta.etaMs)}`;
 }
 
-/** For a stage line: `usually 5m05s-5m20s here`, or undefined when the history says nothing. */
+/** For a stage line: `usually 5m05s-5m20s here · ready in ~6m`, or undefined when the history says nothing. */
 export function stageNote(session: Session, stage: Stage): string | undefined {
-  const expectation = trackerOf(session)?.expectationFor(stage);
-  return expectation ? usualText(expectation) : undefined;
+  const tracker = trackerOf(session);
+  const expectation = tracker?.expectationFor(stage);
+  if (!tracker || !expectation) return undefined;
+  const eta = tracker.readyEta(stage, 0);
+  return `${usualText(expectation)}${eta ? ` · ${readyText(eta)}` : ''}`;
 }
 
 export function usualText(e: StageExpectation, soFarMs?: number): string {

@@ -152,6 +152,13 @@ describe.skipIf(prometheus.skip)('fleet learning from a real Prometheus (--learn
       const details = spawnSync(process.execPath, [BIN, 'status', entry.id], { env: { ...process.env, XDG_STATE_HOME: state, NO_COLOR: '1' }, encoding: 'utf8' });
       expect(details.stdout).toContain(`budgets    learned from the fleet (${api}, 14d): 3 starts of this model`);
 
+      // `spinup history --from`: the fleet's table, from the same queries.
+      const table = spawnSync(process.execPath, [BIN, 'history', '--from', api], { env: { ...process.env, NO_COLOR: '1' }, encoding: 'utf8' });
+      expect(table.stdout).toContain(`The fleet at ${api}, over 14d: 1 model`);
+      expect(table.stdout).toMatch(new RegExp(`sglang ${MODEL}: 3 ready starts; to READY p50 \\d+s, p95 \\d+s`));
+      expect(table.stdout).toMatch(/^ {2}distributed_init +3 +\d+s +\d+s$/m);
+      expect(table.status).toBe(0);
+
       // Prometheus gone: the same watch falls back to the pack, says so once on stderr, and ends as before.
       server.kill('SIGTERM');
       await new Promise((resolve) => server!.once('close', resolve));
@@ -161,6 +168,9 @@ describe.skipIf(prometheus.skip)('fleet learning from a real Prometheus (--learn
       expect(fallen.stderr).toContain(`spinup: the fleet at ${api} was not used (connection refused); learning from this host's history, then the pack`);
       expect(verdictOf(fallen.events)).toMatchObject({ verdict: verdictOf(alone.events).verdict, stage: 'ready', learned: { source: 'pack', fleet_url: api } });
       expect(fallen.code).toBe(alone.code);
+      const noTable = spawnSync(process.execPath, [BIN, 'history', '--from', api], { encoding: 'utf8' });
+      expect(noTable.stderr).toBe(`spinup history: the fleet at ${api} did not answer as a Prometheus: connection refused\n`);
+      expect(noTable.status).toBe(69);
     } finally {
       if (server) {
         server.kill('SIGTERM');
