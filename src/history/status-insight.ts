@@ -75,6 +75,10 @@ export function insightJson(session: Session, event: SessionEvent): Record<strin
       eta_ready_ms: tracker.readyEta(event.stage, 0)?.etaMs,
     };
   }
-  if (event.type === 'verdict') return { learned: tracker.learned };
+  if (event.type === 'verdict') {
+    // Said when something was learned or the fleet was asked; a start with neither reads as before.
+    const learned = tracker.learned;
+    return learned.source === 'pack' && learned.fleet_url === null ? {} : { learned };
+  }
   return {};
 }
