@@ -22,7 +22,8 @@ export type FleetFlagValues = { 'learn-from'?: string; 'learn-window'?: string; 
 export const fleetFlagsHelp = `  --learn-from URL    also learn budgets and the ETA from the fleet: the Prometheus at URL
                       that scrapes spinup's /metrics (env SPINUP_LEARN_FROM); no answer
                       within ${FLEET_TIMEOUT_MS / 1000}s falls back to this host's history
-  --learn-window W    how far back the fleet looks, in Prometheus's words (default ${FLEET_WINDOW})
+  --learn-window W    how far back the fleet looks, in Prometheus's words
+                      (default ${FLEET_WINDOW}; env SPINUP_LEARN_WINDOW)
   --learn-token-file F  a bearer token for it (env SPINUP_LEARN_TOKEN_FILE)
   --learn-ca-file F   the CA of its https certificate (env SPINUP_LEARN_CA_FILE)`;
 
