@@ -21,12 +21,18 @@
  *   engineer lost time to a 313 s load taken for a hang; a learned 2m24s did the same).
  * - Learning only ever tightens: a learned budget above the pack's is not used (`--stall`
  *   loosens). Stalled, failed and unfinished starts never teach: their last stage did not end.
+ * - The fleet (`--learn-from`, fleet-queries.ts) speaks for this family and model across all
+ *   hosts, as p50 and p95 of its READY starts: it teaches like this host's starts of the
+ *   model, with the p95 in the place of the slowest (at least 2 starts; same floors). When
+ *   this host has same-model starts too, the looser of the two budgets holds (neither says the
+ *   other's slow starts were abnormal); a host-wide figure (any model) yields to the fleet's.
  */
 import { formatDuration } from '../core/duration.js';
 import type { Budget } from '../core/events.js';
 import type { CompiledPack } from '../core/pack-types.js';
 import type { StartFacts } from '../core/start-facts.js';
 import { STAGES, type Stage } from '../core/vocabulary.js';
+import type { FleetModel } from './fleet-queries.js';
 import { setupKey, factsOf, type StartRecord } from './start-record.js';
 
 export const LEARNING = {
@@ -43,16 +49,27 @@ export const LEARNING = {
 } as const;
 
 export interface StageExpectation {
-  scope: 'setup' | 'host';
+  /** `fleet`: the fleet's figures (merged with this host's when it has some); median p50, max p95. */
+  scope: 'setup' | 'host' | 'fleet';
   starts: number;
   minMs: number;
   medianMs: number;
   maxMs: number;
 }
 
+/** What the learned figures rest on, for `status`, /v1/status and the report. */
+export interface LearnBasis {
+  source: 'fleet' | 'local' | 'fleet+local' | 'pack';
+  /** READY starts of the model in the fleet that taught (0 when none did). */
+  fleetStarts: number;
+  /** Starts on this host that taught (the most any stage rests on). */
+  localStarts: number;
+}
+
 export interface LearnedPlan {
   budgets: Partial<Record<Stage, Budget>>;
   expectations: Partial<Record<Stage, StageExpectation>>;
+  basis: LearnBasis;
 }
 
 export interface LearnParams {
@@ -61,26 +78,68 @@ export interface LearnParams {
   host: string;
   facts: StartFacts;
   pack: CompiledPack;
+  /** The fleet's figures for this family and model, when asked for and known. */
+  fleet?: FleetModel & { window: string };
 }
 
-export function learnBudgets({ records, family, host, facts, pack }: LearnParams): LearnedPlan {
+export function emptyPlan(): LearnedPlan {
+  return { budgets: {}, expectations: {}, basis: { source: 'pack', fleetStarts: 0, localStarts: 0 } };
+}
+
+export function learnBudgets({ records, family, host, facts, pack, fleet }: LearnParams): LearnedPlan {
   const teachers = dedupe(records.filter((r) => r.verdict === 'ready' && r.family === family && r.host === host));
   const key = setupKey(family, facts);
   const same = key === undefined ? [] : teachers.filter((r) => setupKey(r.family, factsOf(r)) === key);
-  const plan: LearnedPlan = { budgets: {}, expectations: {} };
+  const plan = emptyPlan();
   for (const stage of STAGES) {
     if (stage === 'ready') continue;
     const coldMs = pack.coldFloors[stage] ?? 0;
-    const learned = fromSetup(stage, same, coldMs) ?? fromHost({ stage, teachers, family, coldMs });
+    const local = fromSetup(stage, same, coldMs) ?? fromHost({ stage, teachers, family, coldMs });
+    const fromFleetHere = fleet ? fromFleet(stage, fleet, coldMs) : undefined;
+    const learned = merged(local, fromFleetHere);
     if (!learned) continue;
     plan.expectations[stage] = learned.expectation;
+    if (fromFleetHere) plan.basis.fleetStarts = Math.max(plan.basis.fleetStarts, fromFleetHere.expectation.starts);
+    if (local && (fromFleetHere === undefined || local.expectation.scope === 'setup')) plan.basis.localStarts = Math.max(plan.basis.localStarts, local.expectation.starts);
     const packMs = pack.budgets[stage] ?? pack.defaultBudgetMs;
     if (learned.budget.ms < packMs) plan.budgets[stage] = learned.budget;
   }
+  const { fleetStarts, localStarts } = plan.basis;
+  plan.basis.source = fleetStarts > 0 ? (localStarts > 0 ? 'fleet+local' : 'fleet') : localStarts > 0 ? 'local' : 'pack';
   return plan;
 }
 
 type Learned = { expectation: StageExpectation; budget: Budget };
+
+function fromFleet(stage: Stage, fleet: FleetModel & { window: string }, coldMs: number): Learned | undefined {
+  const figures = fleet.stages[stage];
+  if (!figures || figures.starts < LEARNING.setup.minStarts) return undefined;
+  const expectation: StageExpectation = { scope: 'fleet', starts: figures.starts, minMs: figures.p50Ms, medianMs: figures.p50Ms, maxMs: figures.p95Ms };
+  const { ms, cold } = budgetMs(figures.p95Ms, Math.max(LEARNING.setup.floorMs, coldMs), coldMs);
+  const detail = `learned from ${figures.starts} starts of this model in the fleet over ${fleet.window} (p95 ${slowest(figures.p95Ms)}${cold})`;
+  return { expectation, budget: { ms, source: 'learned', detail } };
+}
+
+/**
+ * This host's figure and the fleet's for one stage. A same-model local figure merges: the looser
+ * budget, the extremes of both, the median of the side with more starts. A host-wide one (any
+ * model) yields to the fleet's, which knows this model.
+ */
+function merged(local: Learned | undefined, fleet: Learned | undefined): Learned | undefined {
+  if (!fleet) return local;
+  if (!local || local.expectation.scope === 'host') return fleet;
+  const [l, f] = [local.expectation, fleet.expectation];
+  const expectation: StageExpectation = {
+    scope: 'fleet',
+    starts: l.starts + f.starts,
+    minMs: Math.min(l.minMs, f.minMs),
+    medianMs: f.starts >= l.starts ? f.medianMs : l.medianMs,
+    maxMs: Math.max(l.maxMs, f.maxMs),
+  };
+  const looser = fleet.budget.ms >= local.budget.ms ? fleet.budget : local.budget;
+  const detail = `${fleet.budget.detail}, and ${l.starts} here (slowest ${slowest(l.maxMs)})`;
+  return { expectation, budget: { ms: looser.ms, source: 'learned', detail } };
+}
 
 function fromSetup(stage: Stage, same: StartRecord[], coldMs: number): Learned | undefined {
   const times = timesOf(stage, same);

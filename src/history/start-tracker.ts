@@ -17,7 +17,10 @@ import type { CompiledPack } from '../core/pack-types.js';
 import { Session, type SessionEvent, type SessionObserver, type SessionOptions } from '../core/session.js';
 import { mergeFacts, type StartFacts } from '../core/start-facts.js';
 import type { Stage } from '../core/vocabulary.js';
-import { learnBudgets, type LearnedPlan, type StageExpectation } from './learn-budgets.js';
+import { fleetModel, type FleetFigures } from './fleet-queries.js';
+import { emptyPlan, learnBudgets, type LearnedPlan, type StageExpectation } from './learn-budgets.js';
+import { readyEta, type ReadyEta } from './ready-eta.js';
+import { basisText, type LearnedJson } from './learned-basis.js';
 import { StageClock } from './stage-clock.js';
 import { RECORD_VERSION, type StartRecord } from './start-record.js';
 
@@ -27,6 +30,18 @@ export interface Memory {
   host: string;
   /** Apply learned budgets (`--no-learn` turns this off; expectations are still shown). */
   learn: boolean;
+  /** `--learn-from`: what the fleet's Prometheus answered (fleet-memory.ts). */
+  fleet?: FleetMemory;
+}
+
+export interface FleetMemory {
+  url: string;
+  window: string;
+  /** Its figures, when it answered; else why not (`problem`). */
+  figures?: FleetFigures;
+  problem?: string;
+  /** Told once when the start's model turns out to have no READY start there (then this host, then the pack). */
+  onMiss?: (text: string) => void;
 }
 
 export interface StartTrackerOptions {
@@ -40,7 +55,8 @@ export class StartTracker implements SessionObserver {
   private clock = new StageClock();
   private progress = new ProgressTracker();
   private readonly estimates = new WeakMap<SessionEvent, ProgressEstimate>();
-  private plan: LearnedPlan = { budgets: {}, expectations: {} };
+  private plan: LearnedPlan = emptyPlan();
+  private fleetMissSaid = false;
   private planFor: { family: string | undefined; facts: StartFacts } | undefined;
   /** The options lent to the session's classifier: where learned budgets go. */
   private classifierOptions: ClassifierOptions = {};
@@ -81,6 +97,19 @@ export class StartTracker implements SessionObserver {
     return this.plan;
   }
 
+  /** What the learned figures rest on, in words and numbers (for /v1/status, `status` and the verdict). */
+  get learned(): LearnedJson {
+    const { basis } = this.plan;
+    const fleet = this.options.memory?.fleet;
+    return {
+      source: basis.source,
+      fleet_starts: basis.fleetStarts,
+      local_starts: basis.localStarts,
+      fleet_url: fleet?.url ?? null,
+      text: basisText(basis, fleet),
+    };
+  }
+
   /** Rate and time left of the current stage's progress, counted down to `now`. */
   progressEstimate(now?: number): ProgressEstimate | undefined {
     return this.progress.estimate(now);
@@ -93,6 +122,11 @@ export class StartTracker implements SessionObserver {
 
   expectationFor(stage: Stage): StageExpectation | undefined {
     return this.plan.expectations[stage];
+  }
+
+  /** Time left to READY by the learned medians, the current stage having run `stageElapsedMs`. */
+  readyEta(stage: Stage, stageElapsedMs: number): ReadyEta | undefined {
+    return readyEta(this.plan.expectations, stage, stageElapsedMs);
   }
 
   /** The stall budget a stage gets in this start (pack, learned or `--stall`). */
@@ -135,7 +169,12 @@ export class StartTracker implements SessionObserver {
     // The shared rules speak for no family: nothing to learn from or for.
     if (!memory || !pack || pack.isShared) return;
     const facts: StartFacts = { ...this.facts, model: this.facts.model ?? this.options.fallbackModel };
-    this.plan = learnBudgets({ records: memory.records, family: pack.name, host: memory.host, facts, pack });
+    const fleet = fleetModel(memory.fleet?.figures, pack.name, facts.model);
+    if (memory.fleet?.figures && !fleet && facts.model !== undefined && !this.fleetMissSaid) {
+      this.fleetMissSaid = true;
+      memory.fleet.onMiss?.(`the fleet at ${memory.fleet.url} has no READY start of ${pack.name} ${facts.model} over ${memory.fleet.window}`);
+    }
+    this.plan = learnBudgets({ records: memory.records, family: pack.name, host: memory.host, facts, pack, fleet: fleet && { ...fleet, window: memory.fleet!.window } });
     this.classifierOptions.learned = memory.learn ? this.plan.budgets : undefined;
   }
 }

@@ -4,10 +4,12 @@
  * function of the snapshot (tested against `promtool check metrics`). Conventions: `spinup_`
  * prefix, base units (seconds, ratios), `_total` only on the counter, and a state as one 0/1
  * series per value (as kube-state-metrics does for a pod's phase), every series labelled with
- * family and model.
+ * family and model. Once the start has a verdict, two histograms of its durations follow
+ * (status/startup-histograms.ts): what a fleet's Prometheus learns budgets and ETAs from.
  */
 import { STAGES } from '../core/vocabulary.js';
 import { STATUS_VERDICTS, type StatusSnapshot } from './status-snapshot.js';
+import { startupHistograms } from './startup-histograms.js';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -15,9 +17,10 @@ type Labels = Record<string, string>;
 
 interface Family {
   name: string;
-  type: 'gauge' | 'counter';
+  type: 'gauge' | 'counter' | 'histogram';
   help: string;
-  samples: { labels?: Labels; value: number }[];
+  /** `suffix`: a histogram's `_bucket`, `_sum` or `_count`. */
+  samples: { labels?: Labels; value: number; suffix?: string }[];
 }
 
 export function metricsText(status: StatusSnapshot): string {
@@ -65,12 +68,13 @@ export function metricsText(status: StatusSnapshot): string {
     { name: 'spinup_start_elapsed_seconds', type: 'gauge', help: 'Time from the first log line of the start (frozen at the verdict).', samples: [{ value: seconds(status.elapsed_ms) }] },
     { name: 'spinup_log_lines_total', type: 'counter', help: 'Log lines read so far (the number of the latest line the classifier has read).', samples: [{ value: status.lines }] },
     ...nodeFamilies(status),
+    ...startupHistograms(status).map((h): Family => ({ ...h, type: 'histogram' })),
   ];
   let text = '';
   for (const family of families) {
     if (family.samples.length === 0) continue;
     text += `# HELP ${family.name} ${family.help}\n# TYPE ${family.name} ${family.type}\n`;
-    for (const sample of family.samples) text += `${family.name}${labelText({ ...base, ...sample.labels })} ${numberText(sample.value)}\n`;
+    for (const sample of family.samples) text += `${family.name}${sample.suffix ?? ''}${labelText({ ...base, ...sample.labels })} ${numberText(sample.value)}\n`;
   }
   return text;
 }

@@ -119,6 +119,8 @@ export class StatusModel {
     const estimate = verdict ? undefined : this.progress.estimate(session.now);
     const budget = verdict?.budget ?? (session.classifier && !verdict ? session.classifier.currentBudget() : undefined);
     const last = verdict?.lastLine ?? state?.lastLine;
+    const tracker = trackerOf(session);
+    const stageElapsed = Math.max(0, now - stageSince);
     return {
       schema: STATUS_SCHEMA,
       command: facts.command,
@@ -126,7 +128,7 @@ export class StatusModel {
       model: this.modelName() ?? null,
       verdict: this.verdictKind,
       stage,
-      stage_elapsed_ms: Math.max(0, now - stageSince),
+      stage_elapsed_ms: stageElapsed,
       elapsed_ms: elapsed,
       started_at_ms: startedAt ?? null,
       progress: estimate
@@ -140,6 +142,8 @@ export class StatusModel {
             label: estimate.label ?? null,
           }
         : null,
+      learned: tracker?.learned ?? null,
+      eta_ready_ms: verdict ? null : (tracker?.readyEta(stage, stageElapsed)?.etaMs ?? null),
       budget: budget ?? null,
       stages: this.durations.list(),
       reason: verdict?.reason ?? null,

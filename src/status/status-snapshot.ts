@@ -1,6 +1,7 @@
 /** The shape of `/v1/status` (`"schema": "spinup.status/v1"`) and of the `status` in a run's state file. */
 import type { Budget } from '../core/events.js';
 import type { Stage } from '../core/vocabulary.js';
+import type { LearnedJson } from '../history/learned-basis.js';
 import type { GroupStatus } from './group-status.js';
 
 export const STATUS_SCHEMA = 'spinup.status/v1';
@@ -31,6 +32,13 @@ export interface StatusSnapshot {
   /** Log time (ms) of the run's first line; null before any line. */
   started_at_ms: number | null;
   progress: { unit: string; current: number; total: number | null; ratio: number | null; rate_per_s: number | null; eta_ms: number | null; label: string | null } | null;
+  /**
+   * What the learned budgets and ETA rest on: the fleet's Prometheus (`--learn-from`), this
+   * host's history, both, or neither (the pack's). Null where no history is kept (`--no-history`).
+   */
+  learned: LearnedJson | null;
+  /** Time left to READY by the learned medians of this stage and the ones after it; null when unknown or decided. */
+  eta_ready_ms: number | null;
   /** The stall budget of the current stage and where it came from (pack, --stall, learned, server). */
   budget: Budget | null;
   /** Stages left behind, with the time spent in each (re-entries add up). */

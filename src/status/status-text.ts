@@ -17,7 +17,8 @@ export function statusLineText(status: StatusSnapshot): string {
     progress = ` (${parts.join(', ')})`;
   }
   const suspect = status.suspect ? ` · suspect: ${status.suspect.cause}${status.suspect.line === null ? '' : ` (line ${status.suspect.line})`}` : '';
-  return `${status.stage} ${formatDuration(status.stage_elapsed_ms)}${progress}${suspect} · total ${formatDuration(status.elapsed_ms)}`;
+  const ready = status.eta_ready_ms != null ? ` · ready in ~${formatDuration(status.eta_ready_ms)}` : '';
+  return `${status.stage} ${formatDuration(status.stage_elapsed_ms)}${progress}${suspect}${ready} · total ${formatDuration(status.elapsed_ms)}`;
 }
 
 /** `ready after 4m12s`, `failed: gpu_oom (sglang/cuda-oom) in cuda_graph after 3m`, `pending: load_weights 1m02s ...`. */

@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { apiGet } from '../../src/serve/api-client.js';
 import { metricsText } from '../../src/status/metrics-text.js';
+import { DURATION_BUCKETS_S } from '../../src/status/startup-histograms.js';
 import { PidTracker } from '../io/pid-tracker.js';
 import { missingToolMessage, requireTool } from '../helpers/outside-tool.js';
 import { repoRoot } from '../helpers/run-main.js';
@@ -63,6 +64,11 @@ describe.skipIf(promtool.skip)('promtool', () => {
     expect(model.snapshot().verdict).toBe('failed');
     const starting = texts.find((t) => t.includes('verdict="pending"} 1') && t.includes('spinup_stage_budget_seconds'));
     expect(starting, 'a scrape while starting').toBeDefined();
+    // The durations a fleet learns from appear with the verdict, as histograms, and pass the lint too.
+    expect(starting).not.toContain('spinup_startup_stage_duration_seconds');
+    expect(texts.at(-1)).toContain('# TYPE spinup_startup_stage_duration_seconds histogram');
+    expect(texts.at(-1)).toMatch(/spinup_startup_stage_duration_seconds_bucket\{family="sglang",model="[^"]+",stage="load_weights",verdict="ready",le="\+Inf"\} 1/);
+    expect(metricsText(model.snapshot())).toContain('spinup_startup_duration_seconds_count{family="sglang",model="google/gemma-3-12b-it",verdict="failed"} 1');
     for (const text of [starting!, texts.at(-1)!, metricsText(model.snapshot())]) {
       const lint = runTool(path, ['check', 'metrics'], text);
       expect(lint.out).toBe('');
@@ -151,6 +157,70 @@ describe.skipIf(promtool.skip)('promtool', () => {
       ],
     };
     const file = join(scratch, 'rules.test.yaml');
+    writeFileSync(file, stringify(tests));
+    const result = runTool(path, ['test', 'rules', file]);
+    expect(result.out).toContain('SUCCESS');
+    expect(result.code).toBe(0);
+  });
+});
+
+describe.skipIf(promtool.skip)('promtool on the recording rules of what the fleet learned', () => {
+  const rulesFile = (): string => {
+    const rule = parse(readFileSync(join(repoRoot, 'examples/kubernetes/prometheusrule.yaml'), 'utf8')) as { spec: { groups: unknown[] } };
+    const file = join(scratch, 'learned-rules.yaml');
+    writeFileSync(file, stringify({ groups: rule.spec.groups }));
+    return file;
+  };
+
+  it('check rules passes on the shipped rules, recording rules included', () => {
+    const result = runTool(tool(promtool, PROMTOOL), ['check', 'rules', rulesFile()]);
+    expect(result.out).toContain('SUCCESS');
+    expect(result.code).toBe(0);
+  });
+
+  it('test rules: per-model p50/p95 of a stage and of the whole start, over READY starts only', () => {
+    const path = tool(promtool, PROMTOOL);
+    const labels = (pod: string, extra: string) => `namespace="llm",pod="${pod}",family="sglang",model="Qwen/QwQ-32B"${extra}`;
+    // One spinup per pod: its histogram holds one observation, seen by the scrapes from minute 2 on.
+    const histogram = (name: string, pod: string, extra: string, seconds: number) => [
+      ...[...DURATION_BUCKETS_S.map(String), '+Inf'].map((le) => ({
+        series: `${name}_bucket{${labels(pod, extra)},le="${le}"}`,
+        values: `_x2 ${le === '+Inf' || seconds <= Number(le) ? 1 : 0}x30`,
+      })),
+      { series: `${name}_count{${labels(pod, extra)}}`, values: '_x2 1x30' },
+    ];
+    // Three READY starts whose distributed_init took 2, 4 and 6 s (starts of 20, 40 and 60 s), and a failed one
+    // stuck 1000 s in it, which must not count.
+    const input_series = [
+      ...[2, 4, 6].flatMap((s, i) => [
+        ...histogram('spinup_startup_stage_duration_seconds', `ready-${i}`, ',stage="distributed_init",verdict="ready"', s),
+        ...histogram('spinup_startup_duration_seconds', `ready-${i}`, ',verdict="ready"', s * 10),
+      ]),
+      ...histogram('spinup_startup_stage_duration_seconds', 'failed', ',stage="distributed_init",verdict="failed"', 1000),
+    ];
+    const at = (expr: string, value: number, extra = '') => ({ expr, eval_time: '20m', exp_samples: [{ labels: `${expr}{family="sglang",model="Qwen/QwQ-32B"${extra}}`, value }] });
+    const stage = ',stage="distributed_init"';
+    // histogram_quantile interpolates within the bucket the rank falls in, in this order of
+    // operations (promtool compares the doubles exactly): e.g. p95 of 2, 4, 6 s is 5 + 5 × 0.85.
+    const interpolated = (q: number, start: number, end: number, below: number, inBucket: number) => start + (end - start) * ((q * 3 - below) / inBucket);
+    const tests = {
+      rule_files: [rulesFile()],
+      evaluation_interval: '1m',
+      tests: [
+        {
+          interval: '1m',
+          input_series,
+          promql_expr_test: [
+            at('family_model_stage:spinup_startup_stage_duration_seconds:p50_14d', interpolated(0.5, 2, 5, 1, 1), stage),
+            at('family_model_stage:spinup_startup_stage_duration_seconds:p95_14d', interpolated(0.95, 5, 10, 2, 1), stage),
+            // Whole starts of 20, 40, 60 s: buckets ..20 (1), ..30 (1), ..45 (2), ..60 (3).
+            at('family_model:spinup_startup_duration_seconds:p50_14d', interpolated(0.5, 30, 45, 1, 1)),
+            at('family_model:spinup_startup_duration_seconds:p95_14d', interpolated(0.95, 45, 60, 2, 1)),
+          ],
+        },
+      ],
+    };
+    const file = join(scratch, 'learned.test.yaml');
     writeFileSync(file, stringify(tests));
     const result = runTool(path, ['test', 'rules', file]);
     expect(result.out).toContain('SUCCESS');

@@ -81,7 +81,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const { packs, family: packFamily } = await packsOption(options.pack, io.env);
   const commandFamily = packFamily === undefined ? familyFromCommand({ command: options.command, args: options.args, packs }) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
-  const memory = startMemory({ io, flags: options.history, session: { packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } }, source: 'run' });
+  const memory = await startMemory({ io, flags: options.history, session: { packs, family, classifier: { stallOverrideMs: options.stallOverrideMs } }, source: 'run' });
   const session = memory.session;
   const role = groupRole(options.group, options.listen, io.env, options.args);
   // Bound before the launch: a taken --listen port fails the run before a server starts.

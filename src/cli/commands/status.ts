@@ -82,6 +82,8 @@ function details(entry: RunEntry, status: StatusSnapshot): string {
     ['now', status.verdict === 'pending' ? shownText(statusLineText(status)) : undefined],
     ['root cause', status.root_cause.map((l) => `line ${l.line}: ${shownText(l.text)}`).join('\n             ') || undefined],
     ['hint', status.hint ?? undefined],
+    // Older state files have no `learned`.
+    ['budgets', status.learned?.text],
     ['command', `${run.command} (spinup pid ${run.pid}${status.server_pid ? `, server pid ${status.server_pid}` : ''}) on ${run.host}`],
     ['log', run.log],
     ['listen', run.listen_url],

@@ -120,7 +120,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   if (path && !follow) checkReadable(path, target);
   const { packs, family } = await packsOption(values.pack, io.env);
 
-  const memory = startMemory({ io, flags: values, session: { packs, family, classifier: { stallOverrideMs } }, source: 'watch', log: path ?? '-' });
+  const memory = await startMemory({ io, flags: values, session: { packs, family, classifier: { stallOverrideMs } }, source: 'watch', log: path ?? '-' });
   const session = memory.session;
   const status = await LiveStatus.start({ io, command: 'watch', session, listen, log: path ?? '-', state: !values['no-state'] });
   const format = reportFormat(values, Boolean(io.stderr.isTTY) && follow);

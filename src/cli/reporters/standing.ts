@@ -19,7 +19,7 @@ export function statusText(session: Session, c: Colors): string | undefined {
     : state.progress
       ? ` (${state.progress.unit} ${state.progress.current}${state.progress.total !== undefined ? `/${state.progress.total}` : ''})`
       : '';
-  const usual = insight.usual ? ` · ${insight.usual}` : '';
+  const usual = `${insight.usual ? ` · ${insight.usual}` : ''}${insight.ready ? ` · ${insight.ready}` : ''}`;
   const pending = suspectOf(state);
   const suspect = pending ? ` · ${c.yellow(`suspect: ${pending.cause}`)}${pending.line ? ` (line ${pending.line.lineNo})` : ''}` : '';
   return `${c.bold(state.stage)} ${formatDuration(now - state.stageSince)}${progress}${usual}${suspect} · total ${formatDuration(now - state.startedAt)}`;

@@ -2,6 +2,7 @@
 import { UsageError } from '../errors.js';
 import type { ListenAddress } from '../../status/listen-address.js';
 import { historyFlags } from '../history-flags.js';
+import type { FleetFlagValues } from '../fleet-flags.js';
 import { durationOption, listenOption, urlOption } from '../options.js';
 import { parseOptions } from '../parse-options.js';
 import { groupRunOptions, groupRunParseOptions, type GroupRunOptions } from './group-options.js';
@@ -25,7 +26,7 @@ export interface RunOptions {
   /** --no-state: no state file, no unix socket. */
   noState: boolean;
   /** --history PATH, --no-history, --no-learn, as `watch` takes them. */
-  history: { history?: string; 'no-history'?: boolean; 'no-learn'?: boolean };
+  history: { history?: string; 'no-history'?: boolean; 'no-learn'?: boolean } & FleetFlagValues;
   /** A multi-node start across machines (see group-options.ts). */
   group: GroupRunOptions;
 }
@@ -88,7 +89,15 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       quiet: Boolean(values.quiet),
       listen: listenOption(values.listen),
       noState: Boolean(values['no-state']),
-      history: { history: values.history, 'no-history': values['no-history'], 'no-learn': values['no-learn'] },
+      history: {
+        history: values.history,
+        'no-history': values['no-history'],
+        'no-learn': values['no-learn'],
+        'learn-from': values['learn-from'],
+        'learn-window': values['learn-window'],
+        'learn-token-file': values['learn-token-file'],
+        'learn-ca-file': values['learn-ca-file'],
+      },
       group: groupRunOptions(values),
     },
   };
