@@ -2,7 +2,6 @@
  * The life of `spinup run` once the server started: the startup verdict, then either `--then`, or staying
  * attached until a crash or Ctrl-C; and always, at the end, the process group stopped (or left, when asked).
  */
-import type { Writable } from 'node:stream';
 import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
@@ -14,11 +13,12 @@ import { Supervisor } from '../../io/supervise/supervisor.js';
 import { groupAlive } from '../../io/supervise/stop.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import type { StartMemory } from '../history-flags.js';
-import { isWritable, type Io } from '../io-context.js';
+import type { Io } from '../io-context.js';
 import type { RunLog } from './log-file.js';
 import type { RunOptions } from './options.js';
 import type { RunFacts, RunReporter } from './reporter.js';
 import { runThen } from './then.js';
+import { ECHO_LIMIT_BYTES, StdoutEcho } from './stdout-echo.js';
 import type { GroupHead } from './group-head.js';
 
 /** After a FAILED verdict from the log, how long the server may take to exit by itself before SIGTERM. */
@@ -50,10 +50,11 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
   // Set when the run is over; a server left running (--keep-on-fail) may still write.
   let over = false;
   const facts: RunFacts = { pid: child.pid, startedAt: child.startedAt, log: log.shown, healthUrl: options.health };
+  const stdoutEcho = new StdoutEcho(io.stdout, { limitBytes: ECHO_LIMIT_BYTES, logShown: log.shown });
   const supervisor = new Supervisor({
     child,
     session: ctx.session,
-    onOutput: async (bytes) => {
+    onOutput: (bytes) => {
       if (over) return;
       if (!logBroken) {
         try {
@@ -63,7 +64,8 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
           reporter.note(`cannot write ${log.shown} (${(error as Error).message}); the server's output is no longer logged`, { type: 'log_error', log: log.shown, error: (error as Error).message }, true);
         }
       }
-      if (echo) await writeAndDrain(io.stdout, bytes);
+      // Never awaited: a reader that stopped reading must not stop us reading the server.
+      if (echo) stdoutEcho.write(bytes);
     },
     onEvents: (events) => reporter.events(events),
     onExit: (exit) => reporter.note(`the server (pid ${child.pid}) ${describeExit(exit)}`, { type: 'exit', pid: child.pid, code: exit.code, signal: exit.signal, wall_ms: exit.at }),
@@ -103,6 +105,7 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
     over = true;
     supervisor.close();
     log.close();
+    stdoutEcho.close();
   }
 }
 
@@ -185,21 +188,4 @@ class Flow {
     const left = report.survivors.length > 0 ? `; still alive after SIGKILL (uninterruptible sleep?): pids ${report.survivors.join(' ')}` : '';
     this.reporter.note(`${how}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors }, important || left !== '');
   }
-}
-
-async function writeAndDrain(stream: Writable, bytes: Buffer): Promise<void> {
-  if (!isWritable(stream)) return;
-  if (stream.write(bytes)) return;
-  await new Promise<void>((resolve) => {
-    // A stream that fails (its reader left) never drains: the error ends the wait too.
-    const done = (): void => {
-      stream.off('drain', done);
-      stream.off('close', done);
-      stream.off('error', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    stream.on('close', done);
-    stream.on('error', done);
-  });
 }
