@@ -1,9 +1,11 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, until } from '../helpers/spinup-process.js';
 import { READY_LOG, runScratch, SERVERS } from './run-harness.js';
+import { repoRoot } from '../helpers/run-main.js';
 
 // A reader of spinup's stdout that stops reading (`spinup run … | less`, left paused) must not
 // reach the server through spinup: the built bin, its stdout a real pipe nobody reads until the
@@ -64,4 +66,23 @@ describe('spinup run: a stdout nobody reads', () => {
     const shownLines = stdout.split('\n').filter((line) => line !== '' && !line.startsWith('spinup: ')).length;
     expect(shownLines + notShown).toBe(logLines);
   }, 90_000);
+
+  it('a terminal that stops taking output (Ctrl-S): the server is not held up either', async () => {
+    const log = join(dir, 'held-terminal.log');
+    const record = join(dir, 'held-terminal.record');
+    const server = [process.execPath, `${SERVERS}/flood-server.mjs`, '--log', READY_LOG, '--flood-at', '3', '--flood-lines', String(FLOOD_LINES), '--record', record];
+    // The pty is not read until the server has written everything (or 30 s passed): a held screen.
+    const command = [process.execPath, BIN, 'run', '--pack', 'sglang', '--stall', '3s', '--log', log, '--then', 'true', '--', ...server];
+    const { stdout } = await promisify(execFile)('python3', [`${repoRoot}/test/helpers/pty-unread.py`, '30', record, 'all written', ...command], {
+      env: { ...process.env, NO_COLOR: '1' },
+      maxBuffer: 64 << 20,
+      timeout: 90_000,
+    });
+    const result = JSON.parse(stdout) as { seen: boolean; code?: number; signal?: number; shown: string };
+    expect(result.seen, result.shown.slice(-2_000)).toBe(true);
+    expect(result.code, result.shown.slice(-2_000)).toBe(0);
+    expect(result.shown).toMatch(/^READY sglang/m);
+    expect(result.shown).toMatch(/^spinup: \d+ lines not shown: stdout was not reading/m);
+    expect(readFileSync(log, 'utf8').match(/^flood line \d+ /gm)).toHaveLength(FLOOD_LINES);
+  }, 120_000);
 });

@@ -15,6 +15,7 @@ import { superviseRun } from '../run/flow.js';
 import { openRunLog, type RunLog } from '../run/log-file.js';
 import { parseRunArgs, type RunOptions } from '../run/options.js';
 import { RunReporter } from '../run/reporter.js';
+import { neverBlockOnTerminal } from '../run/terminal-writes.js';
 import { groupParts, PUSH_LAST_WORDS_MS, teeSinks, type GroupParts } from '../run/group.js';
 import { groupRole, groupRunHelp } from '../run/group-options.js';
 
@@ -77,6 +78,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     return EXIT.usage;
   }
   const { options } = parsed;
+  neverBlockOnTerminal([io.stdout, io.stderr]);
   const { packs, family: packFamily } = await packsOption(options.pack, io.env);
   const commandFamily = packFamily === undefined ? familyFromCommand({ command: options.command, args: options.args, packs }) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);
