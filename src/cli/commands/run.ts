@@ -48,7 +48,8 @@ Options:
   --then 'CMD'        once READY, run CMD with sh -c (env SPINUP_LOG, SPINUP_SERVER_PID),
                       then stop the server and exit with CMD's exit code
   --grace DURATION    from SIGTERM to SIGKILL when stopping the server (default 30s)
-  --keep-on-fail      leave the server running on FAILED/STALLED, to inspect it (py-spy dump)
+  --keep-on-fail      leave the server running on FAILED/STALLED, to inspect it (py-spy dump);
+                      its later output still goes to the log
   --stall DURATION    one stall budget for every stage (default: the pack's, per stage)
   --timeout DURATION  STALLED when there is no verdict this long after the launch
   --json              one JSON event per line on stdout; the server's lines go to the log only

@@ -11,6 +11,7 @@ import { describeExit } from '../../io/supervise/exit.js';
 import type { Decision } from '../../io/supervise/decision.js';
 import { Supervisor } from '../../io/supervise/supervisor.js';
 import { groupAlive } from '../../io/supervise/stop.js';
+import { startLogDrainer } from '../../io/supervise/log-drainer.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import type { StartMemory } from '../history-flags.js';
 import type { Io } from '../io-context.js';
@@ -123,10 +124,13 @@ class Flow {
     const code = exitCodeFor(decision.verdict.verdict === 'ready' ? 'failed' : decision.verdict.verdict);
     const { child, options } = this.ctx;
     if (options.keepOnFail && groupAlive(child)) {
-      const pgid = child.pgid;
-      const text = `--keep-on-fail: the server is left running (process group ${pgid}, pids ${child.groupMembers().join(' ')}); its output is no longer logged. Stop it with: kill -TERM -- -${pgid}`;
-      this.reporter.note(text, { type: 'left_running', pgid, pids: child.groupMembers() }, true);
-      this.supervisor.release();
+      const { pgid } = child;
+      const pids = child.groupMembers();
+      const { log } = this.ctx;
+      // Its pipes go to a drainer of their own: closed with us, the server's next print would kill it (EPIPE).
+      const drainer = await this.supervisor.handOver((pipes) => startLogDrainer({ ...pipes, logFd: log.descriptor() }));
+      const text = `--keep-on-fail: the server is left running (process group ${pgid}, pids ${pids.join(' ')}); its output goes on to ${log.shown} (drained by pid ${drainer}, which ends with the server). Stop it with: kill -TERM -- -${pgid}`;
+      this.reporter.note(text, { type: 'left_running', pgid, pids, drainer_pid: drainer, log: log.shown }, true);
       this.ctx.onRelease();
       return code;
     }

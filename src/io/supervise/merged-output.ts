@@ -60,6 +60,30 @@ export class MergedOutput implements AsyncIterable<LoopItem> {
   }
 
   /**
+   * Waiting on the child's output with nothing of it unread: every chunk taken so far has been
+   * through the merger to the log. Asked from a timer, when no hand-over of a chunk is in flight.
+   */
+  get caughtUp(): boolean {
+    return this.closed || this.ended || (this.inFlight && this.arrived === undefined);
+  }
+
+  /**
+   * The last of the output, for a server left running (--keep-on-fail): `rest` (read from the
+   * pipes, not yet taken) after a chunk that arrived and was not yet merged, and the partial lines
+   * held, written as whole lines; then the source closes. Synchronous, so nothing arrives meanwhile.
+   */
+  finish(rest: OutputChunk[]): void {
+    if (this.closed) return;
+    const arrived = this.arrived && 'result' in this.arrived && !this.arrived.result.done ? [this.arrived.result.value] : [];
+    this.arrived = undefined;
+    const bytes = [...arrived, ...rest].map(({ stream, chunk }) => this.merger.push(stream, chunk).bytes);
+    bytes.push(this.merger.end().bytes);
+    const last = Buffer.concat(bytes);
+    if (last.length > 0) void this.write(last);
+    this.close();
+  }
+
+  /**
    * Gives nothing more. The child's output queue is let go: it drops what comes next rather than
    * let a full pipe stall a server left running (--keep-on-fail).
    */

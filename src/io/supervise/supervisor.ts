@@ -6,6 +6,7 @@
  * The loop reads on after the verdict (the watch after READY, the server's last words after
  * Ctrl-C) until the supervisor closes. Never prints: everything is handed to the caller's callbacks.
  */
+import type { Readable } from 'node:stream';
 import type { Verdict } from '../../core/events.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import type { Child, ChildExit, StopReport } from '../child-process.js';
@@ -17,7 +18,7 @@ import { exitAfterReadyVerdict, exitSignal, exitVerdict } from './exit.js';
 import { HealthGate } from './health-gate.js';
 import { timeoutVerdict } from './verdicts.js';
 import { MergedOutput } from './merged-output.js';
-import { interruptGroup, releaseChild, within } from './stop.js';
+import { interruptGroup, releaseChild, sleep, within } from './stop.js';
 import { systemClock, type WallClock } from '../wall-clock.js';
 import { runWatchLoop, type LoopDecider } from '../watch-loop.js';
 
@@ -49,6 +50,9 @@ const OOM_EVIDENCE_MS = 500;
 
 /** How long the stop report waits for the death of the main process to be noted first. */
 const EXIT_NOTED_MS = 1_000;
+/** --keep-on-fail: how long the output already taken may take to reach the log before the hand-over. */
+const HAND_OVER_WAIT_MS = 1_000;
+const POLL_MS = 10;
 
 export class Supervisor implements LoopDecider {
   private phase: Phase = 'passive';
@@ -210,6 +214,26 @@ export class Supervisor implements LoopDecider {
   release(): void {
     this.close();
     releaseChild(this.options.child);
+  }
+
+  /**
+   * Leaves the server running with its output handed over (--keep-on-fail): spinup stops taking
+   * it, lets what it took reach the log (`onOutput`) as whole lines, then gives the pipes to
+   * `drain` (a process that outlives us, log-drainer.ts) and closes its own copies, so the server
+   * never writes into a pipe nobody reads. Resolves with what `drain` returned (its pid).
+   */
+  async handOver<T>(drain: (pipes: { stdout: Readable; stderr: Readable }) => T): Promise<T> {
+    const { child } = this.options;
+    child.holdOutput();
+    // The chunks taken before the hold go through the merger to the log on the loop's turns.
+    for (let waited = 0; !this.output.caughtUp && waited < HAND_OVER_WAIT_MS; waited += POLL_MS) await sleep(POLL_MS);
+    // From here to the end nothing yields: no read of the pipes can come between our last and the drainer's first.
+    const handover = child.handOver();
+    this.output.finish(handover.rest);
+    const drained = drain(handover);
+    handover.close();
+    this.release();
+    return drained;
   }
 
   /** Stops timers and the probe; the process is left as it is. */

@@ -1,0 +1,48 @@
+/**
+ * `--keep-on-fail` leaves the server running after spinup exits. Its stdout and stderr are pipes
+ * spinup reads: were they simply closed, the server's next print() or progress bar would die of
+ * EPIPE, and the state the user kept it for would be gone. So before leaving, spinup hands the
+ * pipes to a small drainer of their own: a detached node process (its own session, so neither a
+ * hang-up nor a Ctrl-C of spinup's terminal reaches it) that appends the server's lines to the log
+ * file and ends when the last writer of the pipes is gone. Lines stay whole, as spinup's own tee
+ * keeps them: each pipe has its own partial line, written only once its newline comes.
+ */
+import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
+
+/** fd 3 and 4: the server's stdout and stderr; fd 1: the log, at spinup's own offset. */
+const DRAINER = String.raw`
+const { Socket } = require('node:net');
+const { writeSync } = require('node:fs');
+// A line that never ends (a progress bar redrawn with \r) is written as it is past this size.
+const LONGEST_LINE = 65536;
+const write = (bytes) => {
+  // A full disk loses lines, never the server: reading goes on whatever happens to the log.
+  try { for (let at = 0; at < bytes.length; ) at += writeSync(1, bytes, at); } catch {}
+};
+for (const fd of [3, 4]) {
+  let partial = Buffer.alloc(0);
+  const pipe = new Socket({ fd, readable: true, writable: false });
+  pipe.on('data', (chunk) => {
+    const bytes = partial.length > 0 ? Buffer.concat([partial, chunk]) : chunk;
+    const end = bytes.length > LONGEST_LINE ? bytes.length : bytes.lastIndexOf(10) + 1;
+    if (end > 0) write(bytes.subarray(0, end));
+    partial = Buffer.from(bytes.subarray(end));
+  });
+  pipe.on('error', () => {});
+  pipe.on('close', () => {
+    if (partial.length > 0) write(Buffer.concat([partial, Buffer.from('\n')]));
+  });
+}
+`;
+
+/** Starts the drainer on the server's two pipes and the log's descriptor; returns its pid. */
+export function startLogDrainer(options: { stdout: Readable; stderr: Readable; logFd: number }): number | undefined {
+  const drainer = spawn(process.execPath, ['-e', DRAINER], {
+    detached: true,
+    stdio: ['ignore', options.logFd, 'ignore', options.stdout, options.stderr],
+  });
+  drainer.on('error', () => {});
+  drainer.unref();
+  return drainer.pid;
+}
