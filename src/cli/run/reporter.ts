@@ -15,7 +15,7 @@ import { clip, shownText } from '../format/shown-text.js';
 import { liveReporter } from '../reporters/choose-reporter.js';
 import type { LiveReporter } from '../reporters/live-reporter.js';
 import { standing } from '../reporters/standing.js';
-import { write, type Io } from '../io-context.js';
+import { verdictStream, write, type Io } from '../io-context.js';
 import type { EventSink } from '../live-status.js';
 import { systemClock } from '../../io/wall-clock.js';
 
@@ -103,7 +103,7 @@ export class RunReporter {
     // One clock in `run`: the verdict's time and the process line's are both wall time since the launch.
     const decidedAt = decision.by === 'process' && decision.exit ? decision.exit.at : systemClock.now();
     const block = formatVerdict(verdict, { color: this.c.isColorSupported, family: this.session.pack?.name, sinceLaunchMs: Math.max(0, decidedAt - facts.startedAt) });
-    write(this.io.stderr, `${[block, ...this.rows(decision, facts)].join('\n')}\n`);
+    write(verdictStream(this.io), `${[block, ...this.rows(decision, facts)].join('\n')}\n`);
   }
 
   private rows(decision: Decision, facts: RunFacts): string[] {
