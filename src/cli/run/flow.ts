@@ -68,7 +68,7 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
       // Never awaited: a reader that stopped reading must not stop us reading the server.
       if (echo) stdoutEcho.write(bytes);
     },
-    onEvents: (events) => reporter.events(events),
+    onEvents: (events, readyDeclared) => reporter.events(events, readyDeclared),
     onExit: (exit) => reporter.note(`the server (pid ${child.pid}) ${describeExit(exit)}`, { type: 'exit', pid: child.pid, code: exit.code, signal: exit.signal, wall_ms: exit.at }),
     onHealth: (result, changed) => {
       if (changed && options.health) reporter.health(result, options.health);
@@ -168,7 +168,8 @@ class Flow {
       this.reporter.note(`interrupted: SIGINT to the server (process group ${child.pgid}); waiting up to ${grace} for it to exit`, { type: 'stopping', signal: 'SIGINT', pgid: child.pgid, grace_ms: options.graceMs }, true);
       const { report, exitedOnSigint } = await this.supervisor.interrupt(options.graceMs);
       const how = exitedOnSigint ? 'the server exited on SIGINT' : report.escalated ? 'the server was killed (SIGKILL)' : 'the server stopped on SIGTERM';
-      this.stopped(how, report, true);
+      // What the server printed on its way out (a KeyboardInterrupt traceback) was its answer to the user, not a crash.
+      this.stopped(`stopped by the user (Ctrl-C): ${how}`, report, true, { by_user: true });
     } else {
       await this.supervisor.stop(0);
     }
@@ -188,8 +189,8 @@ class Flow {
     this.stopped(report.escalated ? `SIGTERM was not enough within ${grace}: killed with SIGKILL` : 'the server stopped on SIGTERM', report, report.escalated);
   }
 
-  private stopped(how: string, report: { escalated: boolean; survivors: number[] }, important: boolean): void {
+  private stopped(how: string, report: { escalated: boolean; survivors: number[] }, important: boolean, extra: Record<string, unknown> = {}): void {
     const left = report.survivors.length > 0 ? `; still alive after SIGKILL (uninterruptible sleep?): pids ${report.survivors.join(' ')}` : '';
-    this.reporter.note(`${how}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors }, important || left !== '');
+    this.reporter.note(`${how}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors, ...extra }, important || left !== '');
   }
 }

@@ -51,11 +51,20 @@ export class RunReporter {
     this.watch = liveReporter({ format: mode, io, session, color, sinceLaunchMs: () => systemClock.now() - clock.launchedAt });
   }
 
-  /** Session events, except verdicts: the run decides its own (the probe, the process), see `verdict`. */
-  events(events: SessionEvent[]): void {
+  /**
+   * Session events, except verdicts: the run decides its own (the probe, the process), see `verdict`.
+   * `readyDeclared` false: `--health` still waits, so a fatal line is not called a crash after ready.
+   */
+  events(events: SessionEvent[], readyDeclared = true): void {
     this.sink?.events(events);
-    const shown = events.filter((event) => event.type !== 'verdict');
+    const beforeReady = (event: SessionEvent): boolean => !readyDeclared && event.type === 'after-ready-failure';
+    const shown = events.filter((event) => event.type !== 'verdict' && !(this.mode === 'lines' && beforeReady(event)));
     if (shown.length > 0) this.watch.events(shown);
+    for (const event of events) {
+      if (this.mode === 'lines' && event.type === 'after-ready-failure' && beforeReady(event)) {
+        this.watch.message(`${this.c.red('fatal error after the ready line')}, before READY (the health probe has not answered 200): ${shownText(event.message)}  ${this.c.dim(`line ${event.line.lineNo}`)}`);
+      }
+    }
   }
 
   /** A run event: one line on stderr, or a JSON object `{ type, ... }` on stdout. `important` shows even with --quiet. */

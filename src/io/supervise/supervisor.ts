@@ -27,7 +27,11 @@ export interface SupervisorOptions {
   session: Session;
   /** The server's output, whole lines only, bytes as written (for the tee and the echo). */
   onOutput: (bytes: Buffer) => void | Promise<void>;
-  onEvents: (events: SessionEvent[]) => void;
+  /**
+   * The session's events. `readyDeclared` false while `--health` still waits after the log's ready
+   * line: a fatal line then is no crash after READY, READY never came.
+   */
+  onEvents: (events: SessionEvent[], readyDeclared: boolean) => void;
   onExit?: (exit: ChildExit) => void;
   /** Every probe result; `changed` when its outcome differs from the previous one. */
   onHealth?: (result: ProbeResult, changed: boolean) => void;
@@ -266,9 +270,12 @@ export class Supervisor implements LoopDecider {
     this.resolve({ kind: 'decided', decision: { verdict, by, exit: this.exit, health: this.health?.latest, ...extra } });
   }
 
-  private handle(events: SessionEvent[]): void {
+  private handle(received: SessionEvent[]): void {
+    // After the user's Ctrl-C (the SIGINT we forwarded), a fatal line is the server's answer to it
+    // (Python's KeyboardInterrupt traceback), not a crash: neither said nor counted.
+    const events = this.wasInterrupted ? received.filter((event) => event.type !== 'after-ready-failure') : received;
     if (events.length === 0 || this.closed) return;
-    this.options.onEvents(events);
+    this.options.onEvents(events, this.phase !== 'health-wait');
     for (const event of events) {
       if (event.type === 'verdict' && this.phase === 'startup') this.onLogVerdict(event.verdict);
       // A follower's classifier still waits for a ready line: its failure is a failure after READY.
@@ -297,7 +304,7 @@ export class Supervisor implements LoopDecider {
   /** A fatal line after READY decides once the rest of its traceback is in (or the process died). */
   private checkAfterReady(force: boolean): boolean {
     if (this.phase !== 'health-wait' && this.phase !== 'attached') return false;
-    const verdict = this.afterReady?.verdict(this.clock.now(), force);
+    const verdict = this.afterReady?.verdict({ now: this.clock.now(), force, readyDeclared: this.phase !== 'health-wait' });
     if (verdict) this.decide(verdict, 'log');
     return verdict !== undefined;
   }
@@ -325,7 +332,7 @@ export class Supervisor implements LoopDecider {
     const base = { exit, stage: state?.stage ?? 'none', lastLine: state?.lastLine, at: session.now, elapsedMs, oomEvidence };
     if (this.phase === 'startup') {
       // The end of the output settles what the log holds: a failure whose root cause was still on its way.
-      if (this.lines > 0) this.options.onEvents(session.end());
+      if (this.lines > 0) this.options.onEvents(session.end(), false);
       const logged = session.verdict;
       if (logged?.verdict === 'failed') this.decide(logged, 'log', { oomEvidence });
       else this.decide(exitVerdict({ ...base, afterReadyLine: logged?.verdict === 'ready' }), 'process', { oomEvidence });
