@@ -129,7 +129,8 @@ class Flow {
       const { log } = this.ctx;
       // Its pipes go to a drainer of their own: closed with us, the server's next print would kill it (EPIPE).
       const drainer = await this.supervisor.handOver((pipes) => startLogDrainer({ ...pipes, logFd: log.descriptor() }));
-      const text = `--keep-on-fail: the server is left running (process group ${pgid}, pids ${pids.join(' ')}); its output goes on to ${log.shown} (drained by pid ${drainer}, which ends with the server). Stop it with: kill -TERM -- -${pgid}`;
+      const output = drainer === undefined ? 'its output is no longer logged' : `its output goes on to ${log.shown} (drained by pid ${drainer}, which ends with the server)`;
+      const text = `--keep-on-fail: the server is left running (process group ${pgid}, pids ${pids.join(' ')}); ${output}. Stop it with: kill -TERM -- -${pgid}`;
       this.reporter.note(text, { type: 'left_running', pgid, pids, drainer_pid: drainer, log: log.shown }, true);
       this.ctx.onRelease();
       return code;

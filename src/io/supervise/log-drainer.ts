@@ -22,7 +22,12 @@ const write = (bytes) => {
 };
 for (const fd of [3, 4]) {
   let partial = Buffer.alloc(0);
-  const pipe = new Socket({ fd, readable: true, writable: false });
+  let pipe;
+  try {
+    pipe = new Socket({ fd, readable: true, writable: false });
+  } catch {
+    continue; // handed over closed: nothing to read there
+  }
   pipe.on('data', (chunk) => {
     const bytes = partial.length > 0 ? Buffer.concat([partial, chunk]) : chunk;
     const end = bytes.length > LONGEST_LINE ? bytes.length : bytes.lastIndexOf(10) + 1;
@@ -36,13 +41,21 @@ for (const fd of [3, 4]) {
 }
 `;
 
-/** Starts the drainer on the server's two pipes and the log's descriptor; returns its pid. */
+/**
+ * Starts the drainer on the server's two pipes and the log's descriptor; returns its pid, or
+ * undefined when there is nothing left to drain (both pipes already closed) or it could not start.
+ */
 export function startLogDrainer(options: { stdout: Readable; stderr: Readable; logFd: number }): number | undefined {
-  const drainer = spawn(process.execPath, ['-e', DRAINER], {
-    detached: true,
-    stdio: ['ignore', options.logFd, 'ignore', options.stdout, options.stderr],
-  });
-  drainer.on('error', () => {});
-  drainer.unref();
-  return drainer.pid;
+  // A pipe whose writers are all gone was closed on our side: nothing comes through it any more.
+  const pipes = [options.stdout, options.stderr].map((pipe) => (pipe.destroyed ? 'ignore' : pipe));
+  if (pipes.every((pipe) => pipe === 'ignore')) return undefined;
+  try {
+    const drainer = spawn(process.execPath, ['-e', DRAINER], { detached: true, stdio: ['ignore', options.logFd, 'ignore', ...pipes] });
+    drainer.on('error', () => {});
+    drainer.unref();
+    return drainer.pid;
+  } catch {
+    // Out of processes or descriptors: the server is still left running, as asked; the note says its output is lost.
+    return undefined;
+  }
 }
