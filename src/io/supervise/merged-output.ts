@@ -1,7 +1,8 @@
 /**
  * `run`'s source for the live loop: the child's stdout and stderr merged a whole line at a time
  * (StreamMerger). Each batch of bytes is written to the log before its lines go to the loop, and
- * that write is awaited, so a slow tee holds the child back as a pipe would. The partial lines
+ * that write is awaited (the log file's; the copy on stdout never waits, cli/run/stdout-echo.ts,
+ * so a reader of ours that stops reading never holds the server back). The partial lines
  * held can be released on demand: the server died, but an orphan of its group still holds the
  * pipes open, so their end may never come.
  *
