@@ -11,7 +11,7 @@
  */
 import type { OutputChunk } from '../output-queue.js';
 import type { LoopItem } from '../watch-loop.js';
-import { StreamMerger, type Merged } from './merge.js';
+import { StreamMerger, type Merged, type StreamName } from './merge.js';
 
 type Arrival = { result: IteratorResult<OutputChunk> } | { error: unknown };
 
@@ -70,18 +70,17 @@ export class MergedOutput implements AsyncIterable<LoopItem> {
 
   /**
    * The last of the output, for a server left running (--keep-on-fail): `rest` (read from the
-   * pipes, not yet taken) after a chunk that arrived and was not yet merged, and the partial lines
-   * held, written as whole lines; then the source closes. Synchronous, so nothing arrives meanwhile.
+   * pipes, not yet taken) after a chunk that arrived and was not yet merged; its whole lines go to
+   * the log, and the partial lines held are returned as they are, for the drainer to complete.
+   * Then the source closes. Synchronous, so nothing arrives meanwhile.
    */
-  finish(rest: OutputChunk[]): void {
-    if (this.closed) return;
+  finish(rest: OutputChunk[]): Record<StreamName, Buffer> {
     const arrived = this.arrived && 'result' in this.arrived && !this.arrived.result.done ? [this.arrived.result.value] : [];
     this.arrived = undefined;
-    const bytes = [...arrived, ...rest].map(({ stream, chunk }) => this.merger.push(stream, chunk).bytes);
-    bytes.push(this.merger.end().bytes);
-    const last = Buffer.concat(bytes);
-    if (last.length > 0) void this.write(last);
+    const last = Buffer.concat([...arrived, ...rest].map(({ stream, chunk }) => this.merger.push(stream, chunk).bytes));
+    if (last.length > 0 && !this.closed) void this.write(last);
     this.close();
+    return this.merger.takeHeld();
   }
 
   /**

@@ -18,6 +18,7 @@ import { exitAfterReadyVerdict, exitSignal, exitVerdict } from './exit.js';
 import { HealthGate } from './health-gate.js';
 import { timeoutVerdict } from './verdicts.js';
 import { MergedOutput } from './merged-output.js';
+import type { StreamName } from './merge.js';
 import { interruptGroup, releaseChild, sleep, within } from './stop.js';
 import { systemClock, type WallClock } from '../wall-clock.js';
 import { runWatchLoop, type LoopDecider } from '../watch-loop.js';
@@ -222,19 +223,20 @@ export class Supervisor implements LoopDecider {
 
   /**
    * Leaves the server running with its output handed over (--keep-on-fail): spinup stops taking
-   * it, lets what it took reach the log (`onOutput`) as whole lines, then gives the pipes to
-   * `drain` (a process that outlives us, log-drainer.ts) and closes its own copies, so the server
-   * never writes into a pipe nobody reads. Resolves with what `drain` returned (its pid).
+   * it, lets what it took reach the log (`onOutput`) as whole lines, then gives the pipes and the
+   * partial lines held to `drain` (a process that outlives us, log-drainer.ts), which completes
+   * them, and closes its own copies, so the server never writes into a pipe nobody reads.
+   * Resolves with what `drain` returned (its pid).
    */
-  async handOver<T>(drain: (pipes: { stdout: Readable; stderr: Readable }) => T): Promise<T> {
+  async handOver<T>(drain: (pipes: { stdout: Readable; stderr: Readable; held: Record<StreamName, Buffer> }) => T): Promise<T> {
     const { child } = this.options;
     child.holdOutput();
     // The chunks taken before the hold go through the merger to the log on the loop's turns.
     for (let waited = 0; !this.output.caughtUp && waited < HAND_OVER_WAIT_MS; waited += POLL_MS) await sleep(POLL_MS);
     // From here to the end nothing yields: no read of the pipes can come between our last and the drainer's first.
     const handover = child.handOver();
-    this.output.finish(handover.rest);
-    const drained = drain(handover);
+    const held = this.output.finish(handover.rest);
+    const drained = drain({ stdout: handover.stdout, stderr: handover.stderr, held });
     handover.close();
     this.release();
     return drained;
