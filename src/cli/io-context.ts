@@ -38,3 +38,11 @@ export function isWritable(stream: Writable): boolean {
 export function write(stream: Writable, text: string): void {
   if (isWritable(stream)) stream.write(text);
 }
+
+/**
+ * Where a verdict printed on stderr goes: stdout when stderr is lost (`2>&-`, or failed), since
+ * the verdict is the one message that must reach someone; the other messages are dropped.
+ */
+export function verdictStream(io: Io): Writable {
+  return isWritable(io.stderr) ? io.stderr : io.stdout;
+}

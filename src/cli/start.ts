@@ -5,6 +5,8 @@
 import { EXIT } from '../core/exit-codes.js';
 import { releaseDeadTerminals, terminalsAtStart } from './dead-terminal.js';
 import { internalErrorReport, main } from './main.js';
+import { stderrClosedAtStart } from './closed-stderr.js';
+import { markLost } from './io-context.js';
 
 export async function start(): Promise<number> {
   const controller = new AbortController();
@@ -18,6 +20,8 @@ export async function start(): Promise<number> {
   process.on('SIGTERM', onSignal);
   // A closed stdout or stderr (`| head -1`, a full disk, a dead terminal) is handled by main
   // (cli/output-guard.ts): the watch goes on to its verdict.
+  // Closed at start (`2>&-`): lost from the outset, so the verdict goes to stdout (io-context.ts verdictStream).
+  if (stderrClosedAtStart()) markLost(process.stderr);
   const terminals = terminalsAtStart();
   process.on('exit', () => releaseDeadTerminals(terminals));
   // A bug that escapes main (thrown in a callback) still ends the way main ends one, not in a bare trace.

@@ -33,6 +33,15 @@ export class OutputQueue implements AsyncIterable<OutputChunk> {
     this.notify();
   }
 
+  /** Everything queued and not yet read, taken out; the queue gives nothing more (the output was handed over). */
+  takeRest(): OutputChunk[] {
+    const rest = this.items.splice(0);
+    this.bufferedBytes = 0;
+    this.abandoned = true;
+    this.notify();
+    return rest;
+  }
+
   end(): void {
     this.ended = true;
     this.notify();

@@ -89,6 +89,8 @@ export async function runSpinup(options: {
   env?: NodeJS.ProcessEnv;
   /** Sees stdout as it is written (to react to an event, say). */
   onStdout?: (text: string) => void;
+  /** Sees stderr as it is written (run's own words, without --json). */
+  onStderr?: (text: string) => void;
 }): Promise<RunResult> {
   const { tracker } = options;
   const spot = (text: string): void => {
@@ -99,7 +101,10 @@ export async function runSpinup(options: {
     spot(text);
     options.onStdout?.(text);
   });
-  const stderr = new Capture(spot);
+  const stderr = new Capture((text) => {
+    spot(text);
+    options.onStderr?.(text);
+  });
   const log = options.log === false ? '' : (options.log ?? join(options.dir, `run-${Math.random().toString(36).slice(2)}.log`));
   const code = await main({
     argv: ['run', ...(log === '' ? [] : ['--log', log]), ...options.args, '--', ...options.server],

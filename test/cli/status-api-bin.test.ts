@@ -77,9 +77,10 @@ describe('spinup run --listen over a replayed ready log', () => {
     const probeGone = spinup(['probe', url, '--live'], env);
     expect(await probeGone.code).toBe(1);
     expect(probeGone.stdout()).toMatch(/^live no: cannot reach/);
+    // The start was READY, then its spinup was interrupted: attach gives READY's code, not 130 (its own Ctrl-C).
     const attachEnded = spinup(['attach', file.id], env);
-    expect(await attachEnded.code).toBe(130);
-    expect(attachEnded.stdout()).toContain('is not running: it ended with exit 130');
+    expect(await attachEnded.code).toBe(0);
+    expect(attachEnded.stdout()).toContain('is not running: it ended with exit 130 (its spinup was interrupted)');
   }, 90_000);
 });
 
@@ -100,6 +101,25 @@ describe('spinup watch: attach from elsewhere, stale entries', () => {
     const block = (text: string): string => text.slice(text.indexOf('FAILED'));
     expect(block(attach.stdout())).toBe(block(watch.stdout()));
     expect(runFiles(runs)[0]).toMatchObject({ id: file.id, exit_code: 1, status: { verdict: 'failed', cause: 'gpu_oom' } });
+  }, 60_000);
+
+  it('the watched start is interrupted before its verdict: attach exits 3 (no verdict), not 130 (which says attach was)', async () => {
+    const { env, runs } = stateHome();
+    const log = join(scratch, 'interrupted.log');
+    writeFileSync(log, '');
+    const watch = spinup(['watch', log], env);
+    tracker.track(watch.pid);
+    const file = await until('the state file', () => runFiles(runs)[0]);
+    const attach = spinup(['attach'], env);
+    tracker.track(attach.pid);
+    await attach.waitFor(/attached to /);
+    watch.child.kill('SIGINT');
+    expect(await watch.code).toBe(130);
+    expect(await attach.code).toBe(3);
+    expect(attach.stdout()).toContain('it ended with exit 130 (its spinup was interrupted before a verdict)');
+    // Attached afterwards, the same answer.
+    const later = spinup(['attach', file.id], env);
+    expect(await later.code).toBe(3);
   }, 60_000);
 
   it('a spinup killed without a word is listed stale; entries ended long ago are pruned', async () => {

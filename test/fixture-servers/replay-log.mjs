@@ -1,4 +1,4 @@
-// Usage: node replay-log.mjs --log FILE [--speed N] [--max-gap-ms M] [--pace-gaps] [--then exit0|exit1|sigkill|hang|orphan]
+// Usage: node replay-log.mjs --log FILE [--speed N] [--max-gap-ms M] [--pace-gaps] [--then exit0|exit1|sigkill|hang|orphan|tick|keyboard-interrupt]
 // A stand-in LLM server: replays a captured startup log, then ends the way the test needs.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -19,6 +19,37 @@ function leaveOrphan() {
   });
 }
 
+function tick() {
+  let n = 0;
+  setInterval(() => {
+    n++;
+    process.stdout.write(`tick ${n}\n`);
+    if (n % 5 === 0) process.stderr.write(`tick ${n} on stderr\n`);
+  }, 100);
+  setTimeout(() => process.exit(0), 300_000);
+}
+
+// Python's answer to Ctrl-C: the main thread's traceback ending in KeyboardInterrupt, then exit 130.
+function exitOnKeyboardInterrupt() {
+  process.on('SIGINT', () => {
+    process.stderr.write(
+      [
+        'Traceback (most recent call last):',
+        '  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main',
+        '    return _run_code(code, main_globals, None,',
+        '  File "/usr/local/lib/python3.10/dist-packages/sglang/launch_server.py", line 14, in <module>',
+        '    launch_server(server_args)',
+        '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/server.py", line 520, in launch_server',
+        '    t.join()',
+        'KeyboardInterrupt',
+        '',
+      ].join('\n'),
+      () => process.exit(130),
+    );
+  });
+  setTimeout(() => process.exit(0), 300_000);
+}
+
 switch (values.then) {
   case 'exit0':
     process.exit(0);
@@ -32,6 +63,14 @@ switch (values.then) {
     break;
   case 'orphan':
     leaveOrphan();
+    break;
+  case 'keyboard-interrupt':
+    exitOnKeyboardInterrupt();
+    break;
+  case 'tick':
+    // Lives on printing, as a failed server kept for inspection does (a progress bar, a heartbeat): a
+    // closed pipe kills it at its next write (EPIPE), as it would a Python print().
+    tick();
     break;
   default:
     process.stderr.write(`replay-log: unknown --then ${values.then}\n`);

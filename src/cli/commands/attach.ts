@@ -27,8 +27,9 @@ Options:
   -q, --quiet print only the verdict
   -h, --help  show this help
 
-Exit: 0 ready · 1 failed · 2 stalled · 3 spinup ended with no verdict · 64 usage
-      66 no such start · 130 interrupted (the watched start goes on)`;
+Exit: 0 ready · 1 failed · 2 stalled · 3 spinup ended with no verdict (or was
+      interrupted before one) · 64 usage · 66 no such start
+      130 attach itself interrupted (the watched start goes on)`;
 
 const RECONNECT_MS = 300;
 

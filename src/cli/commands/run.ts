@@ -15,6 +15,7 @@ import { superviseRun } from '../run/flow.js';
 import { openRunLog, type RunLog } from '../run/log-file.js';
 import { parseRunArgs, type RunOptions } from '../run/options.js';
 import { RunReporter } from '../run/reporter.js';
+import { neverBlockOnTerminal } from '../run/terminal-writes.js';
 import { groupParts, PUSH_LAST_WORDS_MS, teeSinks, type GroupParts } from '../run/group.js';
 import { groupRole, groupRunHelp } from '../run/group-options.js';
 
@@ -48,7 +49,8 @@ Options:
   --then 'CMD'        once READY, run CMD with sh -c (env SPINUP_LOG, SPINUP_SERVER_PID),
                       then stop the server and exit with CMD's exit code
   --grace DURATION    from SIGTERM to SIGKILL when stopping the server (default 30s)
-  --keep-on-fail      leave the server running on FAILED/STALLED, to inspect it (py-spy dump)
+  --keep-on-fail      leave the server running on FAILED/STALLED, to inspect it (py-spy dump);
+                      its later output still goes to the log
   --stall DURATION    one stall budget for every stage (default: the pack's, per stage)
   --timeout DURATION  STALLED when there is no verdict this long after the launch
   --json              one JSON event per line on stdout; the server's lines go to the log only
@@ -78,6 +80,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     return EXIT.usage;
   }
   const { options } = parsed;
+  neverBlockOnTerminal([io.stdout, io.stderr]);
   const { packs, family: packFamily } = await packsOption(options.pack, io.env);
   const commandFamily = packFamily === undefined ? familyFromCommand({ command: options.command, args: options.args, packs }) : undefined;
   const family = packFamily ?? (packs.some((p) => p.name === commandFamily) ? commandFamily : undefined);

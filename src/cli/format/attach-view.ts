@@ -64,11 +64,18 @@ export class AttachView {
     return exitCodeFor(verdict.verdict);
   }
 
-  /** The start is no longer watched: its last status, and the exit code it ended with. */
+  /**
+   * The start is no longer watched: its last status, and the exit code it ended with. A watching
+   * spinup that was interrupted (130) tells what became of the start, not what became of this
+   * attach: its verdict's code, or 3 when it ended with none; attach's own 130 means attach was.
+   */
   over(entry: RunEntry): number {
     const status = entry.run.status;
-    const code = entry.run.exit_code ?? (status.verdict === 'pending' ? EXIT.incomplete : exitCodeFor(status.verdict));
-    const how = entry.state === 'stale' ? `spinup (pid ${entry.run.pid}) is gone without a last word` : `it ended${entry.run.exit_code !== undefined ? ` with exit ${entry.run.exit_code}` : ''}`;
+    const fromStatus = status.verdict === 'pending' ? EXIT.incomplete : exitCodeFor(status.verdict);
+    const interrupted = entry.run.exit_code === EXIT.interrupted;
+    const code = interrupted ? fromStatus : (entry.run.exit_code ?? fromStatus);
+    const why = interrupted ? ` (its spinup was interrupted${status.verdict === 'pending' ? ' before a verdict' : ''})` : '';
+    const how = entry.state === 'stale' ? `spinup (pid ${entry.run.pid}) is gone without a last word` : `it ended${entry.run.exit_code !== undefined ? ` with exit ${entry.run.exit_code}${why}` : ''}`;
     if (this.mode === 'json') write(this.io.stdout, `${JSON.stringify({ type: 'ended', id: entry.run.id, state: entry.state, exit_code: entry.run.exit_code, status })}\n`);
     else write(this.io.stdout, `${entry.run.id} is not running: ${how}. Last status: ${shownText(verdictLineText(status))}\n`);
     return code;

@@ -2,7 +2,6 @@
  * The life of `spinup run` once the server started: the startup verdict, then either `--then`, or staying
  * attached until a crash or Ctrl-C; and always, at the end, the process group stopped (or left, when asked).
  */
-import type { Writable } from 'node:stream';
 import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
@@ -12,13 +11,15 @@ import { describeExit } from '../../io/supervise/exit.js';
 import type { Decision } from '../../io/supervise/decision.js';
 import { Supervisor } from '../../io/supervise/supervisor.js';
 import { groupAlive } from '../../io/supervise/stop.js';
+import { startLogDrainer } from '../../io/supervise/log-drainer.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import type { StartMemory } from '../history-flags.js';
-import { isWritable, type Io } from '../io-context.js';
+import type { Io } from '../io-context.js';
 import type { RunLog } from './log-file.js';
 import type { RunOptions } from './options.js';
 import type { RunFacts, RunReporter } from './reporter.js';
 import { runThen } from './then.js';
+import { ECHO_LIMIT_BYTES, StdoutEcho } from './stdout-echo.js';
 import type { GroupHead } from './group-head.js';
 
 /** After a FAILED verdict from the log, how long the server may take to exit by itself before SIGTERM. */
@@ -50,10 +51,11 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
   // Set when the run is over; a server left running (--keep-on-fail) may still write.
   let over = false;
   const facts: RunFacts = { pid: child.pid, startedAt: child.startedAt, log: log.shown, healthUrl: options.health };
+  const stdoutEcho = new StdoutEcho(io.stdout, { limitBytes: ECHO_LIMIT_BYTES, logShown: log.shown });
   const supervisor = new Supervisor({
     child,
     session: ctx.session,
-    onOutput: async (bytes) => {
+    onOutput: (bytes) => {
       if (over) return;
       if (!logBroken) {
         try {
@@ -63,9 +65,10 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
           reporter.note(`cannot write ${log.shown} (${(error as Error).message}); the server's output is no longer logged`, { type: 'log_error', log: log.shown, error: (error as Error).message }, true);
         }
       }
-      if (echo) await writeAndDrain(io.stdout, bytes);
+      // Never awaited: a reader that stopped reading must not stop us reading the server.
+      if (echo) stdoutEcho.write(bytes);
     },
-    onEvents: (events) => reporter.events(events),
+    onEvents: (events, readyDeclared) => reporter.events(events, readyDeclared),
     onExit: (exit) => reporter.note(`the server (pid ${child.pid}) ${describeExit(exit)}`, { type: 'exit', pid: child.pid, code: exit.code, signal: exit.signal, wall_ms: exit.at }),
     onHealth: (result, changed) => {
       if (changed && options.health) reporter.health(result, options.health);
@@ -103,6 +106,7 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
     over = true;
     supervisor.close();
     log.close();
+    stdoutEcho.close();
   }
 }
 
@@ -120,10 +124,14 @@ class Flow {
     const code = exitCodeFor(decision.verdict.verdict === 'ready' ? 'failed' : decision.verdict.verdict);
     const { child, options } = this.ctx;
     if (options.keepOnFail && groupAlive(child)) {
-      const pgid = child.pgid;
-      const text = `--keep-on-fail: the server is left running (process group ${pgid}, pids ${child.groupMembers().join(' ')}); its output is no longer logged. Stop it with: kill -TERM -- -${pgid}`;
-      this.reporter.note(text, { type: 'left_running', pgid, pids: child.groupMembers() }, true);
-      this.supervisor.release();
+      const { pgid } = child;
+      const pids = child.groupMembers();
+      const { log } = this.ctx;
+      // Its pipes go to a drainer of their own: closed with us, the server's next print would kill it (EPIPE).
+      const drainer = await this.supervisor.handOver((pipes) => startLogDrainer({ ...pipes, logFd: log.descriptor() }));
+      const output = drainer === undefined ? 'its output is no longer logged' : `its output goes on to ${log.shown} (drained by pid ${drainer}, which ends with the server)`;
+      const text = `--keep-on-fail: the server is left running (process group ${pgid}, pids ${pids.join(' ')}); ${output}. Stop it with: kill -TERM -- -${pgid}`;
+      this.reporter.note(text, { type: 'left_running', pgid, pids, drainer_pid: drainer, log: log.shown }, true);
       this.ctx.onRelease();
       return code;
     }
@@ -161,7 +169,8 @@ class Flow {
       this.reporter.note(`interrupted: SIGINT to the server (process group ${child.pgid}); waiting up to ${grace} for it to exit`, { type: 'stopping', signal: 'SIGINT', pgid: child.pgid, grace_ms: options.graceMs }, true);
       const { report, exitedOnSigint } = await this.supervisor.interrupt(options.graceMs);
       const how = exitedOnSigint ? 'the server exited on SIGINT' : report.escalated ? 'the server was killed (SIGKILL)' : 'the server stopped on SIGTERM';
-      this.stopped(how, report, true);
+      // What the server printed on its way out (a KeyboardInterrupt traceback) was its answer to the user, not a crash.
+      this.stopped(`stopped by the user (Ctrl-C): ${how}`, report, true, { by_user: true });
     } else {
       await this.supervisor.stop(0);
     }
@@ -181,25 +190,8 @@ class Flow {
     this.stopped(report.escalated ? `SIGTERM was not enough within ${grace}: killed with SIGKILL` : 'the server stopped on SIGTERM', report, report.escalated);
   }
 
-  private stopped(how: string, report: { escalated: boolean; survivors: number[] }, important: boolean): void {
+  private stopped(how: string, report: { escalated: boolean; survivors: number[] }, important: boolean, extra: Record<string, unknown> = {}): void {
     const left = report.survivors.length > 0 ? `; still alive after SIGKILL (uninterruptible sleep?): pids ${report.survivors.join(' ')}` : '';
-    this.reporter.note(`${how}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors }, important || left !== '');
+    this.reporter.note(`${how}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors, ...extra }, important || left !== '');
   }
-}
-
-async function writeAndDrain(stream: Writable, bytes: Buffer): Promise<void> {
-  if (!isWritable(stream)) return;
-  if (stream.write(bytes)) return;
-  await new Promise<void>((resolve) => {
-    // A stream that fails (its reader left) never drains: the error ends the wait too.
-    const done = (): void => {
-      stream.off('drain', done);
-      stream.off('close', done);
-      stream.off('error', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    stream.on('close', done);
-    stream.on('error', done);
-  });
 }

@@ -8,6 +8,8 @@ export interface RunLog {
   /** The path as people should see it: relative to the working directory when inside it. */
   shown: string;
   write(bytes: Buffer): void;
+  /** The open descriptor, for a process that appends after us (--keep-on-fail's drainer); -1 once closed. */
+  descriptor(): number;
   close(): void;
   /** Removes the file again (the server never started), if nothing was written to it. */
   discard(): void;
@@ -52,6 +54,9 @@ function openNew(path: string, cwd: string, requested: string | undefined): RunL
     write(bytes: Buffer): void {
       for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset);
       written += bytes.length;
+    },
+    descriptor(): number {
+      return open ? fd : -1;
     },
     close(): void {
       if (open) closeSync(fd);

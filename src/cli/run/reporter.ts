@@ -15,7 +15,7 @@ import { clip, shownText } from '../format/shown-text.js';
 import { liveReporter } from '../reporters/choose-reporter.js';
 import type { LiveReporter } from '../reporters/live-reporter.js';
 import { standing } from '../reporters/standing.js';
-import { write, type Io } from '../io-context.js';
+import { verdictStream, write, type Io } from '../io-context.js';
 import type { EventSink } from '../live-status.js';
 import { systemClock } from '../../io/wall-clock.js';
 
@@ -51,11 +51,20 @@ export class RunReporter {
     this.watch = liveReporter({ format: mode, io, session, color, sinceLaunchMs: () => systemClock.now() - clock.launchedAt });
   }
 
-  /** Session events, except verdicts: the run decides its own (the probe, the process), see `verdict`. */
-  events(events: SessionEvent[]): void {
+  /**
+   * Session events, except verdicts: the run decides its own (the probe, the process), see `verdict`.
+   * `readyDeclared` false: `--health` still waits, so a fatal line is not called a crash after ready.
+   */
+  events(events: SessionEvent[], readyDeclared = true): void {
     this.sink?.events(events);
-    const shown = events.filter((event) => event.type !== 'verdict');
+    const beforeReady = (event: SessionEvent): boolean => !readyDeclared && event.type === 'after-ready-failure';
+    const shown = events.filter((event) => event.type !== 'verdict' && !(this.mode === 'lines' && beforeReady(event)));
     if (shown.length > 0) this.watch.events(shown);
+    for (const event of events) {
+      if (this.mode === 'lines' && event.type === 'after-ready-failure' && beforeReady(event)) {
+        this.watch.message(`${this.c.red('fatal error after the ready line')}, before READY (the health probe has not answered 200): ${shownText(event.message)}  ${this.c.dim(`line ${event.line.lineNo}`)}`);
+      }
+    }
   }
 
   /** A run event: one line on stderr, or a JSON object `{ type, ... }` on stdout. `important` shows even with --quiet. */
@@ -103,7 +112,7 @@ export class RunReporter {
     // One clock in `run`: the verdict's time and the process line's are both wall time since the launch.
     const decidedAt = decision.by === 'process' && decision.exit ? decision.exit.at : systemClock.now();
     const block = formatVerdict(verdict, { color: this.c.isColorSupported, family: this.session.pack?.name, sinceLaunchMs: Math.max(0, decidedAt - facts.startedAt) });
-    write(this.io.stderr, `${[block, ...this.rows(decision, facts)].join('\n')}\n`);
+    write(verdictStream(this.io), `${[block, ...this.rows(decision, facts)].join('\n')}\n`);
   }
 
   private rows(decision: Decision, facts: RunFacts): string[] {

@@ -44,14 +44,18 @@ export class AfterReadyWatch {
     this.pending ??= { event, deadline: now + SETTLE_MS };
   }
 
-  /** FAILED once its root cause is settled (or at once with `force`: the process died); undefined until then. */
-  verdict(now: number, force: boolean): Verdict | undefined {
+  /**
+   * FAILED once its root cause is settled (or at once with `force`: the process died); undefined until then.
+   * `readyDeclared` false: the health probe still had to agree, so the words say READY never came.
+   */
+  verdict(options: { now: number; force: boolean; readyDeclared: boolean }): Verdict | undefined {
+    const { now, force, readyDeclared } = options;
     const pending = this.pending;
     if (!pending) return undefined;
     const settled = this.session.verdict?.verdict === 'failed';
     if (!settled && !force && now < pending.deadline) return undefined;
     if (!settled) this.session.end();
     const found = this.session.verdict?.verdict === 'failed' ? this.session.verdict : undefined;
-    return afterReadyVerdict({ event: pending.event, found, ready: this.ready, pack: this.pack });
+    return afterReadyVerdict({ event: pending.event, found, ready: this.ready, pack: this.pack, readyDeclared });
   }
 }

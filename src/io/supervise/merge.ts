@@ -82,6 +82,20 @@ export class StreamMerger {
     return { bytes: Buffer.concat(parts), lines };
   }
 
+  /**
+   * Takes the partial lines held, as they are, without closing them: for whoever reads on from
+   * the same streams (`--keep-on-fail`'s drainer), who completes them.
+   */
+  takeHeld(): Record<StreamName, Buffer> {
+    const held = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) };
+    for (const [name, state] of this.streams) {
+      held[name] = Buffer.concat(state.held);
+      state.held = [];
+      state.heldBytes = 0;
+    }
+    return held;
+  }
+
   private state(stream: StreamName): StreamState {
     let state = this.streams.get(stream);
     if (!state) {

@@ -1,7 +1,8 @@
 /**
  * `run`'s source for the live loop: the child's stdout and stderr merged a whole line at a time
  * (StreamMerger). Each batch of bytes is written to the log before its lines go to the loop, and
- * that write is awaited, so a slow tee holds the child back as a pipe would. The partial lines
+ * that write is awaited (the log file's; the copy on stdout never waits, cli/run/stdout-echo.ts,
+ * so a reader of ours that stops reading never holds the server back). The partial lines
  * held can be released on demand: the server died, but an orphan of its group still holds the
  * pipes open, so their end may never come.
  *
@@ -10,7 +11,7 @@
  */
 import type { OutputChunk } from '../output-queue.js';
 import type { LoopItem } from '../watch-loop.js';
-import { StreamMerger, type Merged } from './merge.js';
+import { StreamMerger, type Merged, type StreamName } from './merge.js';
 
 type Arrival = { result: IteratorResult<OutputChunk> } | { error: unknown };
 
@@ -57,6 +58,29 @@ export class MergedOutput implements AsyncIterable<LoopItem> {
       this.asked.push(resolve);
       this.notify();
     });
+  }
+
+  /**
+   * Waiting on the child's output with nothing of it unread: every chunk taken so far has been
+   * through the merger to the log. Asked from a timer, when no hand-over of a chunk is in flight.
+   */
+  get caughtUp(): boolean {
+    return this.closed || this.ended || (this.inFlight && this.arrived === undefined);
+  }
+
+  /**
+   * The last of the output, for a server left running (--keep-on-fail): `rest` (read from the
+   * pipes, not yet taken) after a chunk that arrived and was not yet merged; its whole lines go to
+   * the log, and the partial lines held are returned as they are, for the drainer to complete.
+   * Then the source closes. Synchronous, so nothing arrives meanwhile.
+   */
+  finish(rest: OutputChunk[]): Record<StreamName, Buffer> {
+    const arrived = this.arrived && 'result' in this.arrived && !this.arrived.result.done ? [this.arrived.result.value] : [];
+    this.arrived = undefined;
+    const last = Buffer.concat([...arrived, ...rest].map(({ stream, chunk }) => this.merger.push(stream, chunk).bytes));
+    if (last.length > 0 && !this.closed) void this.write(last);
+    this.close();
+    return this.merger.takeHeld();
   }
 
   /**

@@ -44,6 +44,20 @@ export interface Child {
   groupMembers(): number[];
   /** Lets go of the child: it keeps running, and no longer keeps this process alive (`--keep-on-fail`). */
   release(): void;
+  /** Stops taking the pipes' output into `output`; what they deliver from now on is held back for `handOver`. */
+  holdOutput(): void;
+  /** Takes the output out of our hands (`--keep-on-fail`, after `holdOutput`): see OutputHandover. */
+  handOver(): OutputHandover;
+}
+
+/** What a drainer that outlives spinup needs: the bytes read but not yet taken, and the pipes to read on. */
+export interface OutputHandover {
+  /** Read from the pipes and not yet taken from `output`, oldest first: they belong before what the pipes hold. */
+  rest: OutputChunk[];
+  stdout: Readable;
+  stderr: Readable;
+  /** Closes our copies of the pipes, once the drainer has its own. */
+  close(): void;
 }
 
 // After the group is gone, give the pipes this long to deliver their last bytes before closing them.
@@ -63,6 +77,8 @@ export class SupervisedChild implements Child {
   private exit: ChildExit | undefined;
   private readonly outputClosed: Promise<void>;
   private stopping: Promise<StopReport> | undefined;
+  /** Set by `holdOutput`: chunks read from then on, kept out of `output`. */
+  private heldBack: OutputChunk[] | undefined;
 
   constructor(private readonly proc: PipedProcess) {
     // Before 'spawn' succeeds pid is undefined; 0 is refused by signalProcessGroup, never our own group.
@@ -105,6 +121,28 @@ export class SupervisedChild implements Child {
     this.proc.unref();
   }
 
+  holdOutput(): void {
+    this.heldBack ??= [];
+    this.pause(true);
+  }
+
+  handOver(): OutputHandover {
+    const { stdout, stderr } = this.proc;
+    // A paused stream may still have read up to its high-water mark: read() gives that (as 'data', held back).
+    for (const stream of [stdout, stderr]) while (stream.read() !== null);
+    const rest = [...this.output.takeRest(), ...(this.heldBack ?? [])];
+    this.heldBack = [];
+    return {
+      rest,
+      stdout,
+      stderr,
+      close: () => {
+        stdout.destroy();
+        stderr.destroy();
+      },
+    };
+  }
+
   groupMembers(): number[] {
     return listGroupMembers(this.pgid);
   }
@@ -127,12 +165,17 @@ export class SupervisedChild implements Child {
   }
 
   private pipe(stream: Readable, name: OutputChunk['stream']): Promise<void> {
-    stream.on('data', (chunk: Buffer) => this.output.push({ stream: name, chunk }));
+    stream.on('data', (chunk: Buffer) => {
+      if (this.heldBack) this.heldBack.push({ stream: name, chunk });
+      else this.output.push({ stream: name, chunk });
+    });
     stream.on('error', () => {});
     return new Promise((resolve) => stream.once('close', resolve));
   }
 
   private pause(paused: boolean): void {
+    // Held output stays held, whatever the queue's pressure says.
+    if (!paused && this.heldBack) return;
     for (const stream of [this.proc.stdout, this.proc.stderr]) {
       if (paused) stream.pause();
       else stream.resume();

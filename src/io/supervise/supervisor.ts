@@ -6,6 +6,7 @@
  * The loop reads on after the verdict (the watch after READY, the server's last words after
  * Ctrl-C) until the supervisor closes. Never prints: everything is handed to the caller's callbacks.
  */
+import type { Readable } from 'node:stream';
 import type { Verdict } from '../../core/events.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import type { Child, ChildExit, StopReport } from '../child-process.js';
@@ -17,7 +18,8 @@ import { exitAfterReadyVerdict, exitSignal, exitVerdict } from './exit.js';
 import { HealthGate } from './health-gate.js';
 import { timeoutVerdict } from './verdicts.js';
 import { MergedOutput } from './merged-output.js';
-import { interruptGroup, releaseChild, within } from './stop.js';
+import type { StreamName } from './merge.js';
+import { interruptGroup, releaseChild, sleep, within } from './stop.js';
 import { systemClock, type WallClock } from '../wall-clock.js';
 import { runWatchLoop, type LoopDecider } from '../watch-loop.js';
 
@@ -26,7 +28,11 @@ export interface SupervisorOptions {
   session: Session;
   /** The server's output, whole lines only, bytes as written (for the tee and the echo). */
   onOutput: (bytes: Buffer) => void | Promise<void>;
-  onEvents: (events: SessionEvent[]) => void;
+  /**
+   * The session's events. `readyDeclared` false while `--health` still waits after the log's ready
+   * line: a fatal line then is no crash after READY, READY never came.
+   */
+  onEvents: (events: SessionEvent[], readyDeclared: boolean) => void;
   onExit?: (exit: ChildExit) => void;
   /** Every probe result; `changed` when its outcome differs from the previous one. */
   onHealth?: (result: ProbeResult, changed: boolean) => void;
@@ -49,6 +55,9 @@ const OOM_EVIDENCE_MS = 500;
 
 /** How long the stop report waits for the death of the main process to be noted first. */
 const EXIT_NOTED_MS = 1_000;
+/** --keep-on-fail: how long the output already taken may take to reach the log before the hand-over. */
+const HAND_OVER_WAIT_MS = 1_000;
+const POLL_MS = 10;
 
 export class Supervisor implements LoopDecider {
   private phase: Phase = 'passive';
@@ -212,6 +221,27 @@ export class Supervisor implements LoopDecider {
     releaseChild(this.options.child);
   }
 
+  /**
+   * Leaves the server running with its output handed over (--keep-on-fail): spinup stops taking
+   * it, lets what it took reach the log (`onOutput`) as whole lines, then gives the pipes and the
+   * partial lines held to `drain` (a process that outlives us, log-drainer.ts), which completes
+   * them, and closes its own copies, so the server never writes into a pipe nobody reads.
+   * Resolves with what `drain` returned (its pid).
+   */
+  async handOver<T>(drain: (pipes: { stdout: Readable; stderr: Readable; held: Record<StreamName, Buffer> }) => T): Promise<T> {
+    const { child } = this.options;
+    child.holdOutput();
+    // The chunks taken before the hold go through the merger to the log on the loop's turns.
+    for (let waited = 0; !this.output.caughtUp && waited < HAND_OVER_WAIT_MS; waited += POLL_MS) await sleep(POLL_MS);
+    // From here to the end nothing yields: no read of the pipes can come between our last and the drainer's first.
+    const handover = child.handOver();
+    const held = this.output.finish(handover.rest);
+    const drained = drain({ stdout: handover.stdout, stderr: handover.stderr, held });
+    handover.close();
+    this.release();
+    return drained;
+  }
+
   /** Stops timers and the probe; the process is left as it is. */
   close(): void {
     this.closed = true;
@@ -242,9 +272,12 @@ export class Supervisor implements LoopDecider {
     this.resolve({ kind: 'decided', decision: { verdict, by, exit: this.exit, health: this.health?.latest, ...extra } });
   }
 
-  private handle(events: SessionEvent[]): void {
+  private handle(received: SessionEvent[]): void {
+    // After the user's Ctrl-C (the SIGINT we forwarded), a fatal line is the server's answer to it
+    // (Python's KeyboardInterrupt traceback), not a crash: neither said nor counted.
+    const events = this.wasInterrupted ? received.filter((event) => event.type !== 'after-ready-failure') : received;
     if (events.length === 0 || this.closed) return;
-    this.options.onEvents(events);
+    this.options.onEvents(events, this.phase !== 'health-wait');
     for (const event of events) {
       if (event.type === 'verdict' && this.phase === 'startup') this.onLogVerdict(event.verdict);
       // A follower's classifier still waits for a ready line: its failure is a failure after READY.
@@ -273,7 +306,7 @@ export class Supervisor implements LoopDecider {
   /** A fatal line after READY decides once the rest of its traceback is in (or the process died). */
   private checkAfterReady(force: boolean): boolean {
     if (this.phase !== 'health-wait' && this.phase !== 'attached') return false;
-    const verdict = this.afterReady?.verdict(this.clock.now(), force);
+    const verdict = this.afterReady?.verdict({ now: this.clock.now(), force, readyDeclared: this.phase !== 'health-wait' });
     if (verdict) this.decide(verdict, 'log');
     return verdict !== undefined;
   }
@@ -301,7 +334,7 @@ export class Supervisor implements LoopDecider {
     const base = { exit, stage: state?.stage ?? 'none', lastLine: state?.lastLine, at: session.now, elapsedMs, oomEvidence };
     if (this.phase === 'startup') {
       // The end of the output settles what the log holds: a failure whose root cause was still on its way.
-      if (this.lines > 0) this.options.onEvents(session.end());
+      if (this.lines > 0) this.options.onEvents(session.end(), false);
       const logged = session.verdict;
       if (logged?.verdict === 'failed') this.decide(logged, 'log', { oomEvidence });
       else this.decide(exitVerdict({ ...base, afterReadyLine: logged?.verdict === 'ready' }), 'process', { oomEvidence });

@@ -7,14 +7,23 @@ import type { ProbeResult } from '../health-probe.js';
 
 type AfterReadyEvent = Extract<ClassifierEvent, { type: 'after-ready-failure' }>;
 
+export const BEFORE_READY_DECLARED = 'a fatal error appeared after the log\'s ready line, while the health probe had not yet answered 200: READY was never declared';
+
 /**
  * FAILED after READY. `found` is what a classifier fed only the lines after READY made of them (the root cause
  * from the traceback); without it, the fatal line itself is the evidence.
  */
-export function afterReadyVerdict(options: { event: AfterReadyEvent; found?: Verdict; ready?: Verdict; pack?: CompiledPack }): Verdict {
+export function afterReadyVerdict(options: {
+  event: AfterReadyEvent;
+  found?: Verdict;
+  ready?: Verdict;
+  pack?: CompiledPack;
+  /** False while `--health` still waits for its 200: the log's ready line came, READY was never declared. */
+  readyDeclared?: boolean;
+}): Verdict {
   const { event, found, ready } = options;
   const elapsedMs = ready ? ready.elapsedMs + Math.max(0, event.at - ready.at) : 0;
-  const reason = 'a fatal error appeared after the server was ready';
+  const reason = options.readyDeclared === false ? BEFORE_READY_DECLARED : 'a fatal error appeared after the server was ready';
   if (found) return { ...found, stage: 'ready', elapsedMs, reason };
   const rule = options.pack?.failures.find((r) => r.id === event.rule);
   return {
