@@ -35,6 +35,12 @@ export interface GroupWatchOptions extends OpenOptions {
    * the way in for a remote node's events (none: a heartbeat); it answers the group's verdict so far.
    */
   acceptRemote?: (take: (node: number, events: SessionEvent[]) => string | { refused: string }) => void;
+  /**
+   * A head serving probes (`watch --listen`): the group's READY does not end the watch. Called
+   * once with it; the nodes' logs and the followers' pushes are taken on (a crash after READY, a
+   * follower lost) until the signal aborts. A FAILED or STALLED group still ends it.
+   */
+  onReady?: (verdict: GroupVerdict) => void;
   /** After every change: where the nodes stand and the verdict, if any (for the status API). */
   onStanding?: (standing: ReturnType<GroupReducer['standing']>, verdict: GroupVerdict | undefined) => void;
 }
@@ -79,10 +85,15 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
     end ??= how;
     wake();
   };
+  let saidReady = false;
   const emit = (events: GroupEvent[]): void => {
     if (events.length > 0) options.onEvents(events);
     if (events.length > 0) options.onStanding?.(reducer.standing(), reducer.verdict);
-    if (reducer.verdict) conclude('verdict');
+    const verdict = reducer.verdict;
+    if (verdict?.verdict === 'ready' && options.onReady) {
+      if (!saidReady) options.onReady(verdict);
+      saidReady = true;
+    } else if (verdict) conclude('verdict');
   };
   const settleIfAllEnded = (): void => {
     // Pushed nodes go on after the local logs stop (at their verdicts): only the group decides then.
@@ -93,6 +104,8 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
     sessions.set(node, session);
     reducer.addNode(node, 'log');
     running++;
+    // Served on after READY, a node's loop reads on past its verdict, which joins the group when it settles.
+    let settled = false;
     const loop = runWatchLoop({
       // A node joins with its first bytes: a follower may print nothing the classifier reports.
       source: withNodeFacts(
@@ -103,6 +116,13 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
       wall: () => clock.now(),
       clock,
       stopAtVerdict: true,
+      onSettled: options.onReady
+        ? (verdict) => {
+            settled = true;
+            emit(reducer.push(node, [{ type: 'verdict', verdict }], now()));
+            return 'read-on';
+          }
+        : undefined,
       liveAfterCatchUp: isFile,
       signal: stop.signal,
       // The node's verdict is taken when its loop settles on it (a held ready, a newer run in the file).
@@ -120,7 +140,7 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
       loop
         .then((result: LoopResult) => {
           truncatedBytes += result.truncatedBytes;
-          if (result.verdict && (result.end === 'verdict' || result.end === 'ended')) emit(reducer.push(node, [{ type: 'verdict', verdict: result.verdict }], now()));
+          if (result.verdict && !settled && (result.end === 'verdict' || result.end === 'ended')) emit(reducer.push(node, [{ type: 'verdict', verdict: result.verdict }], now()));
           if (result.end === 'ended') emit(reducer.ended(node, now()));
         })
         .catch((error: unknown) => {
@@ -144,7 +164,8 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
   });
   options.signal?.addEventListener('abort', () => conclude('interrupted'), { once: true });
   const ticker = setInterval(() => {
-    if (options.timeoutMs !== undefined && now() >= options.timeoutMs) conclude('timeout');
+    // --timeout waits for a verdict: a READY group served on is past it.
+    if (options.timeoutMs !== undefined && !reducer.verdict && now() >= options.timeoutMs) conclude('timeout');
     else emit(reducer.tick(now()));
   }, TICK_MS);
   let demux: Promise<void> | undefined;

@@ -187,7 +187,19 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     const f = follower(url);
     expect(await groupVerdict(h)).toMatchObject({ verdict: 'ready', node: 0, group: { expected: 2, nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: true }] } });
     expect(await until('the follower READY', () => jsonLines(f).find((e) => e.type === 'verdict'))).toMatchObject({ verdict: 'ready', decided_by: 'group' });
-    expect(await h.code).toBe(0);
+    // Issue 25, items 8 and 14: the head serves on after READY, and still takes node 1's events.
+    await until('the head /readyz 200', async () => ((await apiGet({ url }, '/readyz', 5_000)).status === 200 ? true : undefined));
+    const server = Number(/"type":"started","pid":(\d+)/.exec(f.stdout())![1]);
+    process.kill(-server, 'SIGKILL');
+    const after = await until('node 1 failed after ready', () => jsonLines(h).find((e) => e.type === 'after_ready_failure' && e.node === 1));
+    expect(after).toMatchObject({ verdict: 'failed', cause: 'host_oom' });
+    await until('the head /readyz 503', async () => ((await apiGet({ url }, '/readyz', 5_000)).status === 503 ? true : undefined));
+    const status = JSON.parse((await apiGet({ url }, '/v1/status', 5_000)).body) as StatusSnapshot;
+    expect(status.group?.nodes[1]).toMatchObject({ node_rank: 1, verdict: 'failed', stage: 'ready' });
+    expect(status.reason).toMatch(/^node 1 failed after the group was READY: /);
+    expect(h.child.exitCode).toBeNull();
+    h.child.kill('SIGTERM');
+    expect(await h.code).toBe(1);
   }, 60_000);
 
   it('the head ready but waiting for node 1, its own server dying: the group is FAILED on node 0', async () => {

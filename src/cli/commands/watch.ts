@@ -24,6 +24,7 @@ import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from '.
 import { systemClock } from '../../io/wall-clock.js';
 import { groupOptionsHelp, isGroupWatch } from '../watch-group-args.js';
 import { parseOptions } from '../parse-options.js';
+import { SERVE_ON_HELP, ServeAfterReady } from '../serve-after-ready.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
        spinup watch [options] FILE FILE... | --node R=SOURCE... | --srun SOURCE
@@ -50,6 +51,8 @@ ${historyFlagsHelp}
   -h, --help          show this help
 
 ${groupOptionsHelp}
+
+${SERVE_ON_HELP}
 
 A lost terminal (SSH hang-up) does not stop spinup watch, nor does a reader of its stdout
 that goes away (| head -1): it goes on to the verdict and exits with its code.
@@ -127,7 +130,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs });
+    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, listening: listen !== undefined });
     return code;
   } finally {
     await status.close(code);
@@ -144,10 +147,14 @@ interface WatchContext {
   memory: StartMemory;
   reporter: LiveReporter;
   timeoutMs: number | undefined;
+  /** --listen: a READY start is served on until the server's end (serve-after-ready.ts). */
+  listening: boolean;
 }
 
-async function watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs }: WatchContext): Promise<number> {
+async function watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, listening }: WatchContext): Promise<number> {
   const live = follow || target === '-';
+  const stopAtVerdict = live && !(target === '-' && !follow);
+  const serveOn = listening && stopAtVerdict ? new ServeAfterReady({ reporter, record: (verdict) => recordVerdict(memory, reporter, verdict), piped: path === undefined }) : undefined;
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
   io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
@@ -163,11 +170,15 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
       source,
       session,
       wall: live && !(target === '-' && !follow) ? () => systemClock.now() : undefined,
-      stopAtVerdict: live && !(target === '-' && !follow),
+      stopAtVerdict,
+      onSettled: serveOn ? (verdict) => serveOn.settled(verdict) : undefined,
       liveAfterCatchUp: Boolean(path) && follow,
       timeoutMs,
       signal: io.signal,
-      onEvents: (events) => reporter.events(events),
+      onEvents: (events) => {
+        reporter.events(events);
+        serveOn?.events(events);
+      },
       // The file as the user named it (`server.log`), like tail -F says it.
       onNotice: (given) => {
         const notice = given.path !== undefined && given.path === path ? { ...given, path: target } : given;
@@ -191,7 +202,19 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
     // source closes its own when the loop lets go of it).
     if (!path && !pipe) io.stdin.destroy();
   }
+  // Stopped while its READY was settling (the probes already said 200): READY all the same.
+  const stoppedReady = result.end === 'interrupted' && session.verdict?.verdict === 'ready' && serveOn?.settled(session.verdict) === 'read-on';
+  if ((result.readOn || stoppedReady) && serveOn) {
+    // READY was said when it came; now only how the watch ended, and the code of where the server stands.
+    reporter.message(`spinup: ${serveOn.endText(session.verdict, result.end === 'interrupted' ? 'stopped' : 'the input ended')}`);
+    return serveOn.exitCode(session.verdict);
+  }
   return finish({ result, reporter, session, timeoutMs, memory, color: useColor(io, 'stdout') });
+}
+
+function recordVerdict(memory: StartMemory, reporter: LiveReporter, verdict: Verdict): void {
+  const unrecorded = memory.record(verdict);
+  if (unrecorded) reporter.notice({ type: 'history', detail: unrecorded });
 }
 
 function finish({ result, reporter, session, timeoutMs, memory, color }: { result: LoopResult; reporter: LiveReporter; session: StartMemory['session']; timeoutMs: number | undefined; memory: StartMemory; color: boolean }): number {
@@ -208,8 +231,7 @@ function finish({ result, reporter, session, timeoutMs, memory, color }: { resul
   // The session always settles on a verdict when the input ends (incomplete at least).
   const verdict = result.verdict!;
   reporter.verdict(verdict);
-  const unrecorded = memory.record(verdict);
-  if (unrecorded) reporter.notice({ type: 'history', detail: unrecorded });
+  recordVerdict(memory, reporter, verdict);
   return exitCodeFor(verdict.verdict);
 }
 
