@@ -43,7 +43,6 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
   const mode = args.json ? 'json' : args.quiet ? 'quiet' : 'lines';
   const reporter = new GroupReporter(io, mode, useColor(io, 'stdout'));
   for (const note of plan.rankNotes) reporter.notice(undefined, { type: 'rank', detail: note });
-  const usesStdin = sources.some((s) => s.source.kind === 'stdin');
   const newSession = (): Session => new Session({ packs, family, classifier: { stallOverrideMs } });
   // A head for pushed nodes: its status API speaks for the group, through node 0's session.
   const headSession = args.listen ? newSession() : undefined;
@@ -63,6 +62,7 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
       follow: args.follow,
       fromEnd: args.fromEnd,
       stdin: io.stdin,
+      stdinFd: io.stdinFd,
       sessionFor: (node) => (node === 0 && headSession ? headSession : newSession()),
       group: {
         expected: plan.expected,
@@ -105,7 +105,6 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
     });
     if (result.verdict && !readySaid) status?.verdict(namedVerdict(result.verdict));
   } finally {
-    if (usesStdin) io.stdin.destroy();
     await status?.close(result?.verdict ? exitCodeFor(result.verdict.verdict) : undefined);
   }
   if (result.end === 'interrupted') {

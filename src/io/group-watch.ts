@@ -10,7 +10,8 @@ import { GroupReducer, type GroupOptions } from '../core/group-reducer.js';
 import type { GroupEvent, GroupVerdict } from '../core/group-types.js';
 import type { Child } from './child-process.js';
 import { readToEnd } from './group-read-to-end.js';
-import { deathVerdict, onFirstData, openSource, srunHooks, type NodeSource, type OpenOptions, type SourceHooks } from './node-sources.js';
+import { deathVerdict, onFirstData, srunHooks, type NodeSource, type OpenOptions, type SourceHooks } from './node-sources.js';
+import { openSource, type OpenedSource } from './open-source.js';
 import type { Session, SessionEvent } from '../core/session.js';
 import { withNodeFacts } from './node-facts-source.js';
 import { splitSrunLabels } from './srun-labels.js';
@@ -24,6 +25,8 @@ export interface GroupWatchOptions extends OpenOptions {
   nodes: readonly { node: number; source: NodeSource }[];
   srun?: NodeSource;
   sessionFor: (node: number) => Session;
+  /** What a node's input said about itself (a rotation, a decoded .gz), or the srun stream (node undefined). */
+  onNotice: (node: number | undefined, notice: { type: string; path?: string; detail?: string }) => void;
   /** Wall time; default the system clock. */
   clock?: WallClock;
   group: Omit<GroupOptions, 'nodes'>;
@@ -74,6 +77,12 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
     },
   });
   const children: Child[] = [];
+  const opened: OpenedSource[] = [];
+  const open = (...args: Parameters<typeof openSource>): OpenedSource => {
+    const source = openSource(...args);
+    opened.push(source);
+    return source;
+  };
   const loops: Promise<void>[] = [];
   let running = 0;
   let demuxing = false;
@@ -99,7 +108,7 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
     // Pushed nodes go on after the local logs stop (at their verdicts): only the group decides then.
     if (running === 0 && !demuxing && !end && !options.acceptRemote) emit(reducer.end(now()));
   };
-  const startNode = (node: number, source: AsyncIterable<SourceItem>, isFile: boolean): void => {
+  const startNode = (node: number, source: AsyncIterable<SourceItem>, followed: boolean): void => {
     const session = options.sessionFor(node);
     sessions.set(node, session);
     reducer.addNode(node, 'log');
@@ -123,7 +132,7 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
             return 'read-on';
           }
         : undefined,
-      liveAfterCatchUp: isFile,
+      liveAfterCatchUp: followed,
       signal: stop.signal,
       // The node's verdict is taken when its loop settles on it (a held ready, a newer run in the file).
       onEvents: (events) => {
@@ -171,7 +180,7 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
   let demux: Promise<void> | undefined;
   if (options.srun) {
     demuxing = true;
-    demux = splitSrunLabels(openSource(options.srun, options, srunHooks(stop.signal, children, options)), {
+    demux = splitSrunLabels(open(options.srun, options, srunHooks(stop.signal, children, options)).items, {
       onNode: (node, source) => startNode(node, source, false),
       onTaskEnd: (node, exit) => {
         const session = sessions.get(node);
@@ -185,12 +194,16 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
         settleIfAllEnded();
       });
   }
-  for (const { node, source } of options.nodes) startNode(node, openSource(source, options, hooksFor(node)), source.kind === 'file');
+  for (const { node, source } of options.nodes) {
+    const { items, traits } = open(source, options, hooksFor(node));
+    startNode(node, items, traits.followed);
+  }
   if (options.signal?.aborted) conclude('interrupted');
   await finished;
   clearInterval(ticker);
   stop.abort();
   await Promise.allSettled([...loops, ...(demux ? [demux] : [])]);
   await Promise.allSettled(children.map((child) => child.stop({ graceMs: STOP_GRACE_MS })));
+  for (const source of opened) source.close();
   return { end: reducer.verdict ? 'verdict' : (end ?? 'interrupted'), verdict: reducer.verdict, truncatedBytes };
 }

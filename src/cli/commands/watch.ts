@@ -4,9 +4,8 @@ import { resolve } from 'node:path';
 import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
-import { decodeInput, GzipError } from '../../io/decode-input.js';
-import { fileSource, followSource, streamSource } from '../../io/sources.js';
-import { isPipe, pipeSource } from '../../io/pipe-source.js';
+import { GzipError } from '../../io/decode-input.js';
+import { openSource } from '../../io/open-source.js';
 import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult } from '../../io/watch-loop.js';
 import { InputError, UsageError } from '../errors.js';
 import { liveReporter, reportFormat } from '../reporters/choose-reporter.js';
@@ -158,9 +157,9 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
   io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-  const pipe = path === undefined && io.stdinFd !== undefined && isPipe(io.stdinFd) ? pipeSource(io.stdinFd, { signal: stop.signal }) : undefined;
-  const bytes = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : (pipe ?? streamSource(io.stdin));
-  const source = decodeInput(bytes, path ? target : 'stdin');
+  const spec = path ? { kind: 'file' as const, path, shown: target } : { kind: 'stdin' as const };
+  const opened = openSource(spec, { follow, fromEnd: Boolean(values['from-end']), stdin: io.stdin, stdinFd: io.stdinFd }, { signal: stop.signal });
+  const source = opened.items;
   if (memory.warning) reporter.notice({ type: 'history', detail: memory.warning });
   const ticker = setInterval(() => reporter.tick(), 1000);
   const hangup = outliveHangup(io, 'watching on; the exit code and the history will give the verdict');
@@ -198,9 +197,7 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
     hangup();
     clearInterval(ticker);
     stop.abort();
-    // An open pipe (tail -F upstream) would keep the process alive after the verdict (the pipe
-    // source closes its own when the loop lets go of it).
-    if (!path && !pipe) io.stdin.destroy();
+    opened.close();
   }
   // Stopped while its READY was settling (the probes already said 200): READY all the same.
   const stoppedReady = result.end === 'interrupted' && session.verdict?.verdict === 'ready' && serveOn?.settled(session.verdict) === 'read-on';
