@@ -20,7 +20,8 @@ export type SourceSpec = { kind: 'file'; path: string; shown?: string } | { kind
 export interface OpenOptions {
   follow: boolean;
   fromEnd?: boolean;
-  stdin: Readable;
+  /** Read when the spec is stdin and fd 0 is no pipe. */
+  stdin?: Readable;
   /** fd 0, when stdin may be a pipe to read by its descriptor (the stream is then never made). */
   stdinFd?: number;
   env?: NodeJS.ProcessEnv;
@@ -67,8 +68,10 @@ function openBytes(spec: SourceSpec, options: OpenOptions, hooks: SourceHooks): 
     // The pipe source closes its own descriptor when the loop lets go of it.
     const pipe = options.stdinFd !== undefined && isPipe(options.stdinFd) ? pipeSource(options.stdinFd, { signal: hooks.signal }) : undefined;
     if (pipe) return { items: pipe, traits, close: none };
+    const stdin = options.stdin;
+    if (!stdin) throw new Error('stdin is read, but no stdin stream was given');
     // An open pipe (tail -F upstream) would keep the process alive after the verdict.
-    return { items: streamSource(options.stdin), traits, close: () => options.stdin.destroy() };
+    return { items: streamSource(stdin), traits, close: () => stdin.destroy() };
   }
   let startedAt = 0;
   const items = commandSource({
@@ -84,4 +87,20 @@ function openBytes(spec: SourceSpec, options: OpenOptions, hooks: SourceHooks): 
     onDeath: (exit) => hooks.onDeath?.(exit, startedAt),
   });
   return { items, traits: { name: spec.command, followed: false, piped: false }, close: none };
+}
+
+/**
+ * A finished log's whole text, decoded as `watch` decodes it (for `explain` and `report`, which
+ * read a log at once); and what its input said about itself (a .gz cut short).
+ */
+export async function readLogText(path: string, shown: string): Promise<{ text: string; notices: { type: string; path?: string; detail?: string }[] }> {
+  const chunks: Buffer[] = [];
+  const notices: { type: string; path?: string; detail?: string }[] = [];
+  const opened = openSource({ kind: 'file', path, shown }, { follow: false }, { signal: new AbortController().signal });
+  for await (const item of opened.items) {
+    // The file source reuses its buffers: a chunk is copied before the next is asked for.
+    if (item.kind === 'data') chunks.push(Buffer.from(item.chunk));
+    else if (item.kind === 'notice') notices.push(item.notice);
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), notices };
 }
