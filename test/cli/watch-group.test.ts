@@ -259,5 +259,12 @@ describe('the nodes of a group as .gz files (logrotate compressed them) read as 
     expect(packed.code).toBe(plain.code);
     expect(jsonLines(packed.stdout).filter((e) => e.type === 'notice' && e.notice === 'decoded').map((e) => e.node)).toEqual(expect.arrayContaining([0, 1]));
   });
+
+  it('ranks come from the .gz logs too, not from the order they are given in', async () => {
+    const plain = await runMain(['watch', '--json', '--no-follow', NODE1, NODE0]);
+    const packed = await runMain(['watch', '--json', '--no-follow', gzipped(NODE1), gzipped(NODE0)]);
+    expect(gist(verdictOf(packed.stdout))).toEqual(gist(verdictOf(plain.stdout)));
+    expect(verdictOf(packed.stdout)).toMatchObject({ node: verdictOf(plain.stdout).node, group: { nodes: verdictOf(plain.stdout).group.nodes } });
+  });
 });
 
