@@ -168,7 +168,7 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
     result = await runWatchLoop({
       source,
       session,
-      wall: live && !(target === '-' && !follow) ? () => systemClock.now() : undefined,
+      wall: stopAtVerdict ? () => systemClock.now() : undefined,
       stopAtVerdict,
       onSettled: serveOn ? (verdict) => serveOn.settled(verdict) : undefined,
       liveAfterCatchUp: Boolean(path) && follow,

@@ -141,9 +141,10 @@ export class GroupHead implements EventSink {
 
   private followerFailure(node: number, verdict: Verdict, at: number): FollowerFailure {
     const group = this.reducer.afterReadyFailure(node, verdict, at);
-    // The run's verdict names the node, down to its message (the status API's after_ready_failure).
+    // The run's verdict names the node, down to its message (the status API's after_ready_failure);
+    // its stage is the group's, READY, wherever the node itself had got to (a follower lost early).
     const message = verdict.message ?? verdict.reason;
-    const named: Verdict = { ...verdict, reason: `${group.reason}: ${verdict.reason}`, message: message.startsWith(`node ${node} `) ? message : `node ${node}: ${message}` };
+    const named: Verdict = { ...verdict, stage: 'ready', reason: `${group.reason}: ${verdict.reason}`, message: message.startsWith(`node ${node} `) ? message : `node ${node}: ${message}` };
     return { kind: 'follower', group, decision: { verdict: named, by: 'group' } };
   }
 
