@@ -168,6 +168,10 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     const after = await until('the after-ready failure', () => jsonLines(h).find((e) => e.type === 'after_ready_failure' && e.node === 1));
     expect(after).toMatchObject({ verdict: 'failed', stage: 'ready' });
     expect(await h.code).toBe(1);
+    // The head's own verdict line names the node: no process facts of the head's server (issue 25, item 8).
+    const headVerdict = jsonLines(h).filter((e) => e.type === 'verdict' && e.decided_by === 'group').at(-1);
+    expect(headVerdict).toMatchObject({ verdict: 'failed', stage: 'ready', node: 1, decided_by: 'group', message: expect.stringMatching(/^node 1: /) });
+    expect(headVerdict?.process).toBeUndefined();
     expect(await f.code).toBe(1);
   }, 60_000);
 
