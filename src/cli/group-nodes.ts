@@ -23,7 +23,7 @@ export function parseSource(text: string, cwd: string): NodeSource {
     if (command === '') throw new UsageError('cmd: needs a command, e.g. cmd:ssh host-b tail -F /data/server.log');
     return { kind: 'cmd', command };
   }
-  return text === '-' ? { kind: 'stdin' } : { kind: 'file', path: resolve(cwd, text) };
+  return text === '-' ? { kind: 'stdin' } : { kind: 'file', path: resolve(cwd, text), shown: text };
 }
 
 /** `--node 1=b.log` -> rank 1, source b.log. */

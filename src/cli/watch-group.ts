@@ -17,6 +17,7 @@ import { groupStatus } from '../status/group-status.js';
 import { namedVerdict } from '../core/group-verdicts.js';
 import { DEFAULT_JOIN_BUDGET_MS } from '../core/group-reducer.js';
 import type { GroupWatchResult } from '../io/group-watch.js';
+import type { GroupVerdict } from '../core/group-types.js';
 import type { GroupWatchArgs } from './watch-group-args.js';
 
 export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<number> {
@@ -42,7 +43,6 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
   const mode = args.json ? 'json' : args.quiet ? 'quiet' : 'lines';
   const reporter = new GroupReporter(io, mode, useColor(io, 'stdout'));
   for (const note of plan.rankNotes) reporter.notice(undefined, { type: 'rank', detail: note });
-  const usesStdin = sources.some((s) => s.source.kind === 'stdin');
   const newSession = (): Session => new Session({ packs, family, classifier: { stallOverrideMs } });
   // A head for pushed nodes: its status API speaks for the group, through node 0's session.
   const headSession = args.listen ? newSession() : undefined;
@@ -51,6 +51,9 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
   const status = args.listen && headSession ? await LiveStatus.start({ io, command: 'watch', session: headSession, listen: args.listen, state: !args.noState }) : undefined;
   const local = new Set(plan.nodes.map((n) => n.node));
   let result: GroupWatchResult | undefined;
+  // A head serving probes is not done at READY (serve-after-ready.ts): it says READY when it comes.
+  let readySaid = false;
+  let failedAfterReady = false;
   try {
     if (status) announceLiveStatus(io, status);
     result = await watchGroup({
@@ -59,6 +62,7 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
       follow: args.follow,
       fromEnd: args.fromEnd,
       stdin: io.stdin,
+      stdinFd: io.stdinFd,
       sessionFor: (node) => (node === 0 && headSession ? headSession : newSession()),
       group: {
         expected: plan.expected,
@@ -71,7 +75,23 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
       onEvents: (events) => {
         reporter.events(events);
         status?.events(events.flatMap((e) => (e.type === 'node' && e.node === 0 && e.event.type !== 'verdict' ? [e.event] : [])));
+        for (const event of events) {
+          if (event.type !== 'after-ready-failure') continue;
+          failedAfterReady = true;
+          // /readyz turns 503, and the status says which node broke.
+          status?.verdict({ ...event.verdict, stage: 'ready', reason: `node ${event.node} failed after the group was READY: ${event.verdict.reason}` });
+        }
       },
+      ...(status
+        ? {
+            onReady: (verdict: GroupVerdict) => {
+              readySaid = true;
+              status.verdict(namedVerdict(verdict));
+              reporter.verdict(verdict);
+              reporter.notice(undefined, { type: 'serving', detail: 'READY: still following the logs, taking the followers\' pushes and serving the status API until SIGTERM or SIGINT' });
+            },
+          }
+        : {}),
       onNotice: (node, notice) => reporter.notice(node, notice),
       env: io.env,
       cwd: io.cwd,
@@ -83,9 +103,8 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
           }
         : {}),
     });
-    if (result.verdict) status?.verdict(namedVerdict(result.verdict));
+    if (result.verdict && !readySaid) status?.verdict(namedVerdict(result.verdict));
   } finally {
-    if (usesStdin) io.stdin.destroy();
     await status?.close(result?.verdict ? exitCodeFor(result.verdict.verdict) : undefined);
   }
   if (result.end === 'interrupted') {
@@ -97,6 +116,10 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
     return EXIT.stalled;
   }
   if (result.truncatedBytes > 0) reporter.message(`note: ${result.truncatedBytes} bytes of over-long lines were cut (lines are capped at 64 KiB)`);
+  if (readySaid) {
+    reporter.message(`spinup: stopped: the group was READY${failedAfterReady ? '; a node failed after it' : ' and still is'}`);
+    return failedAfterReady ? EXIT.failed : EXIT.ok;
+  }
   reporter.verdict(result.verdict!);
   return exitCodeFor(result.verdict!.verdict);
 }

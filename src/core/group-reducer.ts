@@ -207,6 +207,27 @@ export class GroupReducer {
     return this.expectedNodes().filter((n) => !this.nodes.has(n));
   }
 
+  /**
+   * A node's failure after the group was READY, as a verdict block that names it: the group's own
+   * verdict stays READY (the start succeeded); this says which node broke since, and how.
+   */
+  afterReadyFailure(node: number, verdict: Verdict, now: number): GroupVerdict {
+    return {
+      verdict: 'failed',
+      node,
+      stage: 'ready',
+      at: now,
+      elapsedMs: now - (this.startedAt ?? now),
+      reason: `node ${node} failed after the group was READY`,
+      detail: verdict,
+      setAside: [],
+      nodes: this.summaries(),
+      head: this.head,
+      expected: this.expected.size,
+      expectedFrom: this.expected.from,
+    };
+  }
+
   /** Every input has ended: the verdict now, incomplete if nothing decided it. */
   end(now: number): GroupEvent[] {
     for (const state of this.nodes.values()) state.ended = true;
@@ -244,8 +265,8 @@ export class GroupReducer {
     if (event.type === 'after-ready-failure' && this.decided?.verdict === 'ready') return this.fail(state, afterReadyVerdict(event, now), 'log', now);
     if (event.type !== 'verdict') return [];
     const verdict = event.verdict;
-    // After ready a follower's silence says nothing: only a failure counts.
-    if (this.decided?.verdict === 'ready' && verdict.verdict !== 'failed') return [];
+    // After ready a follower's silence says nothing: only its own READY (it takes the group's) and a failure count.
+    if (this.decided?.verdict === 'ready' && verdict.verdict !== 'failed' && verdict.verdict !== 'ready') return [];
     state.verdict = verdict;
     state.stage = verdict.stage;
     if (verdict.verdict === 'incomplete') state.ended = true;

@@ -4,7 +4,8 @@ import { replayGroup, type ReplayedNode } from '../core/group-replay.js';
 import type { SessionEvent } from '../core/session.js';
 import type { Child } from './child-process.js';
 import type { GroupWatchOptions, GroupWatchResult } from './group-watch.js';
-import { deathVerdict, openSource, srunHooks, type SourceHooks } from './node-sources.js';
+import { deathVerdict, srunHooks, type SourceHooks } from './node-sources.js';
+import { openSource, type OpenedSource } from './open-source.js';
 import type { Session } from '../core/session.js';
 import { withNodeFacts } from './node-facts-source.js';
 import { splitSrunLabels } from './srun-labels.js';
@@ -17,6 +18,12 @@ export async function readToEnd(options: GroupWatchOptions): Promise<GroupWatchR
   const children: Child[] = [];
   const entries: { node: number; session: Session; events: SessionEvent[]; lost?: Verdict; nnodes?: number }[] = [];
   const loops: Promise<LoopResult>[] = [];
+  const opened: OpenedSource[] = [];
+  const open = (...args: Parameters<typeof openSource>): AsyncIterable<SourceItem> => {
+    const source = openSource(...args);
+    opened.push(source);
+    return source.items;
+  };
   const read = (node: number, source: AsyncIterable<SourceItem>): void => {
     const entry = { node, session: options.sessionFor(node), events: [] as SessionEvent[] } as (typeof entries)[number];
     entries.push(entry);
@@ -40,7 +47,7 @@ export async function readToEnd(options: GroupWatchOptions): Promise<GroupWatchR
     },
   });
   if (options.srun) {
-    await splitSrunLabels(openSource(options.srun, options, srunHooks(stop.signal, children, options)), {
+    await splitSrunLabels(open(options.srun, options, srunHooks(stop.signal, children, options)), {
       onNode: (node, source) => read(node, source),
       onTaskEnd: (node, exit) => {
         const entry = entries.find((e) => e.node === node);
@@ -49,8 +56,8 @@ export async function readToEnd(options: GroupWatchOptions): Promise<GroupWatchR
       onNotice: (notice) => options.onNotice(undefined, notice),
     });
   }
-  for (const { node, source } of options.nodes) read(node, openSource(source, options, hooksFor(node)));
-  const results = await Promise.all(loops);
+  for (const { node, source } of options.nodes) read(node, open(source, options, hooksFor(node)));
+  const results = await Promise.all(loops).finally(() => opened.forEach((source) => source.close()));
   if (stop.signal.aborted) return { end: 'interrupted', truncatedBytes: 0 };
   const nodes: ReplayedNode[] = entries.map((e) => ({ node: e.node, events: e.events, origin: e.session.logOrigin, nnodes: e.nnodes, lost: e.lost }));
   const { verdict, events } = replayGroup(nodes, options.group);

@@ -10,7 +10,8 @@ import { GroupReducer, type GroupOptions } from '../core/group-reducer.js';
 import type { GroupEvent, GroupVerdict } from '../core/group-types.js';
 import type { Child } from './child-process.js';
 import { readToEnd } from './group-read-to-end.js';
-import { deathVerdict, onFirstData, openSource, srunHooks, type NodeSource, type OpenOptions, type SourceHooks } from './node-sources.js';
+import { deathVerdict, onFirstData, srunHooks, type NodeSource, type OpenOptions, type SourceHooks } from './node-sources.js';
+import { openSource, type OpenedSource } from './open-source.js';
 import type { Session, SessionEvent } from '../core/session.js';
 import { withNodeFacts } from './node-facts-source.js';
 import { splitSrunLabels } from './srun-labels.js';
@@ -24,6 +25,8 @@ export interface GroupWatchOptions extends OpenOptions {
   nodes: readonly { node: number; source: NodeSource }[];
   srun?: NodeSource;
   sessionFor: (node: number) => Session;
+  /** What a node's input said about itself (a rotation, a decoded .gz), or the srun stream (node undefined). */
+  onNotice: (node: number | undefined, notice: { type: string; path?: string; detail?: string }) => void;
   /** Wall time; default the system clock. */
   clock?: WallClock;
   group: Omit<GroupOptions, 'nodes'>;
@@ -35,6 +38,12 @@ export interface GroupWatchOptions extends OpenOptions {
    * the way in for a remote node's events (none: a heartbeat); it answers the group's verdict so far.
    */
   acceptRemote?: (take: (node: number, events: SessionEvent[]) => string | { refused: string }) => void;
+  /**
+   * A head serving probes (`watch --listen`): the group's READY does not end the watch. Called
+   * once with it; the nodes' logs and the followers' pushes are taken on (a crash after READY, a
+   * follower lost) until the signal aborts. A FAILED or STALLED group still ends it.
+   */
+  onReady?: (verdict: GroupVerdict) => void;
   /** After every change: where the nodes stand and the verdict, if any (for the status API). */
   onStanding?: (standing: ReturnType<GroupReducer['standing']>, verdict: GroupVerdict | undefined) => void;
 }
@@ -68,6 +77,12 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
     },
   });
   const children: Child[] = [];
+  const opened: OpenedSource[] = [];
+  const open = (...args: Parameters<typeof openSource>): OpenedSource => {
+    const source = openSource(...args);
+    opened.push(source);
+    return source;
+  };
   const loops: Promise<void>[] = [];
   let running = 0;
   let demuxing = false;
@@ -79,20 +94,27 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
     end ??= how;
     wake();
   };
+  let saidReady = false;
   const emit = (events: GroupEvent[]): void => {
     if (events.length > 0) options.onEvents(events);
     if (events.length > 0) options.onStanding?.(reducer.standing(), reducer.verdict);
-    if (reducer.verdict) conclude('verdict');
+    const verdict = reducer.verdict;
+    if (verdict?.verdict === 'ready' && options.onReady) {
+      if (!saidReady) options.onReady(verdict);
+      saidReady = true;
+    } else if (verdict) conclude('verdict');
   };
   const settleIfAllEnded = (): void => {
     // Pushed nodes go on after the local logs stop (at their verdicts): only the group decides then.
     if (running === 0 && !demuxing && !end && !options.acceptRemote) emit(reducer.end(now()));
   };
-  const startNode = (node: number, source: AsyncIterable<SourceItem>, isFile: boolean): void => {
+  const startNode = (node: number, source: AsyncIterable<SourceItem>, followed: boolean): void => {
     const session = options.sessionFor(node);
     sessions.set(node, session);
     reducer.addNode(node, 'log');
     running++;
+    // Served on after READY, a node's loop reads on past its verdict, which joins the group when it settles.
+    let settled = false;
     const loop = runWatchLoop({
       // A node joins with its first bytes: a follower may print nothing the classifier reports.
       source: withNodeFacts(
@@ -103,7 +125,14 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
       wall: () => clock.now(),
       clock,
       stopAtVerdict: true,
-      liveAfterCatchUp: isFile,
+      onSettled: options.onReady
+        ? (verdict) => {
+            settled = true;
+            emit(reducer.push(node, [{ type: 'verdict', verdict }], now()));
+            return 'read-on';
+          }
+        : undefined,
+      liveAfterCatchUp: followed,
       signal: stop.signal,
       // The node's verdict is taken when its loop settles on it (a held ready, a newer run in the file).
       onEvents: (events) => {
@@ -120,7 +149,7 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
       loop
         .then((result: LoopResult) => {
           truncatedBytes += result.truncatedBytes;
-          if (result.verdict && (result.end === 'verdict' || result.end === 'ended')) emit(reducer.push(node, [{ type: 'verdict', verdict: result.verdict }], now()));
+          if (result.verdict && !settled && (result.end === 'verdict' || result.end === 'ended')) emit(reducer.push(node, [{ type: 'verdict', verdict: result.verdict }], now()));
           if (result.end === 'ended') emit(reducer.ended(node, now()));
         })
         .catch((error: unknown) => {
@@ -144,13 +173,14 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
   });
   options.signal?.addEventListener('abort', () => conclude('interrupted'), { once: true });
   const ticker = setInterval(() => {
-    if (options.timeoutMs !== undefined && now() >= options.timeoutMs) conclude('timeout');
+    // --timeout waits for a verdict: a READY group served on is past it.
+    if (options.timeoutMs !== undefined && !reducer.verdict && now() >= options.timeoutMs) conclude('timeout');
     else emit(reducer.tick(now()));
   }, TICK_MS);
   let demux: Promise<void> | undefined;
   if (options.srun) {
     demuxing = true;
-    demux = splitSrunLabels(openSource(options.srun, options, srunHooks(stop.signal, children, options)), {
+    demux = splitSrunLabels(open(options.srun, options, srunHooks(stop.signal, children, options)).items, {
       onNode: (node, source) => startNode(node, source, false),
       onTaskEnd: (node, exit) => {
         const session = sessions.get(node);
@@ -164,12 +194,16 @@ async function watchLive(options: GroupWatchOptions): Promise<GroupWatchResult> 
         settleIfAllEnded();
       });
   }
-  for (const { node, source } of options.nodes) startNode(node, openSource(source, options, hooksFor(node)), source.kind === 'file');
+  for (const { node, source } of options.nodes) {
+    const { items, traits } = open(source, options, hooksFor(node));
+    startNode(node, items, traits.followed);
+  }
   if (options.signal?.aborted) conclude('interrupted');
   await finished;
   clearInterval(ticker);
   stop.abort();
   await Promise.allSettled([...loops, ...(demux ? [demux] : [])]);
   await Promise.allSettled(children.map((child) => child.stop({ graceMs: STOP_GRACE_MS })));
+  for (const source of opened) source.close();
   return { end: reducer.verdict ? 'verdict' : (end ?? 'interrupted'), verdict: reducer.verdict, truncatedBytes };
 }

@@ -1,53 +1,17 @@
-/** The sources of a group's nodes (a file, stdin, a command) and what their ends mean for the node. */
-import type { Readable } from 'node:stream';
+/** What the ends of a group's node sources mean for the node (the sources are opened in open-source.ts). */
 import type { Verdict } from '../core/events.js';
 import type { Child, ChildExit } from './child-process.js';
-import { commandSource } from './command-source.js';
 import type { Session } from '../core/session.js';
-import { fileSource, followSource, streamSource } from './sources.js';
+import type { SourceHooks, SourceSpec } from './open-source.js';
 import { exitVerdict } from './supervise/exit.js';
 import type { SourceItem } from './watch-loop.js';
 
-export type NodeSource = { kind: 'file'; path: string } | { kind: 'stdin' } | { kind: 'cmd'; command: string };
-type Notice = { type: string; path?: string; detail?: string };
-
-/** How to open a source: follow or read once, stdin, and where a command runs. */
-export interface OpenOptions {
-  follow: boolean;
-  fromEnd?: boolean;
-  stdin: Readable;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-  onNotice: (node: number | undefined, notice: Notice) => void;
-}
-
-/** Everything a node needs from its source besides the bytes: a death to report, a child to stop. */
-export interface SourceHooks {
-  signal: AbortSignal;
-  onDeath: (exit: ChildExit, startedAt: number) => void;
-  children: Child[];
-}
-
-export function openSource(spec: NodeSource, options: OpenOptions, hooks: SourceHooks): AsyncIterable<SourceItem> {
-  if (spec.kind === 'stdin') return streamSource(options.stdin);
-  if (spec.kind === 'file') return options.follow ? followSource(spec.path, { fromEnd: Boolean(options.fromEnd), signal: hooks.signal }) : fileSource(spec.path);
-  let startedAt = 0;
-  return commandSource({
-    command: spec.command,
-    follow: options.follow,
-    signal: hooks.signal,
-    env: options.env,
-    cwd: options.cwd,
-    onStart: (child) => {
-      startedAt = child.startedAt;
-      hooks.children.push(child);
-    },
-    onDeath: (exit) => hooks.onDeath(exit, startedAt),
-  });
-}
+export type { OpenOptions, SourceHooks } from './open-source.js';
+/** A node's source: any source (open-source.ts). */
+export type NodeSource = SourceSpec;
 
 /** The command that prints every node (srun itself) is no node: its death is news, and the nodes' own ends tell the rest. */
-export function srunHooks(signal: AbortSignal, children: Child[], options: OpenOptions): SourceHooks {
+export function srunHooks(signal: AbortSignal, children: Child[], options: { onNotice: (node: undefined, notice: { type: string; detail: string }) => void }): SourceHooks {
   return {
     signal,
     children,

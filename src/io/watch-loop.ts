@@ -55,6 +55,12 @@ export interface WatchLoopOptions {
   clock?: WallClock;
   /** Stop at the first verdict once live; false = read to the end (latest run wins). */
   stopAtVerdict: boolean;
+  /**
+   * With `stopAtVerdict`: called when the loop settles on its verdict. 'read-on' keeps the loop
+   * reading (a sidecar serving probes after READY: a crash after it, a restarted server) until
+   * the input ends or the signal aborts; --timeout no longer applies then. Default 'stop'.
+   */
+  onSettled?: (verdict: Verdict) => 'stop' | 'read-on';
   tickMs?: number;
   /** Wall time (ms) after which the loop gives up, in every mode (live or not). */
   timeoutMs?: number;
@@ -104,6 +110,8 @@ export interface LoopResult {
   truncatedBytes: number;
   /** Physical lines in the input, read or let go (the `\r` frames of a line count once). */
   lines: number;
+  /** The loop settled on a verdict and read on (`onSettled`): its end came later. */
+  readOn: boolean;
 }
 
 const DONE = Symbol('done');
@@ -168,7 +176,15 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   const feed = (splitLines: SplitLine[]): void => {
     for (const line of splitLines) push(line);
   };
-  const result = (end: LoopEnd): LoopResult => ({ end, verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines: Math.max(splitter.lastLineNo, linesNo) });
+  const result = (end: LoopEnd): LoopResult => ({ end, verdict: session.verdict, truncatedBytes: splitter.truncatedBytes, lines: Math.max(splitter.lastLineNo, linesNo), readOn });
+  // Settled on a verdict and asked to read on: from now on like a read to the end.
+  let readOn = false;
+  const settle = (): LoopResult | undefined => {
+    if (options.onSettled?.(session.verdict!) !== 'read-on') return result('verdict');
+    readOn = true;
+    settlingSince = undefined;
+    return undefined;
+  };
   const finish = async (end: LoopEnd): Promise<LoopResult> => {
     // Not awaited: a generator busy in a pending next() only returns after it; the caller's
     // abort signal is what stops a live source.
@@ -179,19 +195,20 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
   for (;;) {
     if (interrupted()) return finish('interrupted');
     const verdict = session.verdict;
-    if (options.stopAtVerdict && caughtUp && verdict && verdict !== earlier && decidedBefore(verdict, backlogEnd)) {
+    const stopAtVerdict = options.stopAtVerdict && !readOn;
+    if (stopAtVerdict && caughtUp && verdict && verdict !== earlier && decidedBefore(verdict, backlogEnd)) {
       earlier = verdict;
       earlierSince = clock.now();
       options.onEarlierVerdict?.(verdict);
     }
     const stale = earlier !== undefined && verdict === earlier && clock.now() - earlierSince < (options.earlierVerdictWaitMs ?? EARLIER_VERDICT_WAIT_MS);
     // With a verdict in hand, only lines already on their way can change it (a newer run).
-    const settling = options.stopAtVerdict && caughtUp && verdict !== undefined && !stale;
+    const settling = stopAtVerdict && caughtUp && verdict !== undefined && !stale;
     if (settling) settlingSince ??= clock.now();
     else settlingSince = undefined;
-    if (settlingSince !== undefined && clock.now() - settlingSince > VERDICT_GRACE_MAX_MS) return finish('verdict');
+    if (settlingSince !== undefined && clock.now() - settlingSince > VERDICT_GRACE_MAX_MS && settle()) return finish('verdict');
     // Wall time in every mode: a finished file read on log time, an endless pipe, a FIFO.
-    const leftMs = options.timeoutMs === undefined ? undefined : options.timeoutMs - (clock.now() - timeoutFrom);
+    const leftMs = options.timeoutMs === undefined || readOn ? undefined : options.timeoutMs - (clock.now() - timeoutFrom);
     if (leftMs !== undefined && leftMs <= 0) {
       // A verdict found in the file still waiting for a newer run is better than no answer.
       return finish(settling || stale ? 'verdict' : 'timeout');
@@ -202,7 +219,8 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     if (winner === DONE && draining) continue;
     if (winner === TICK && !wall && !settling) continue;
     if (winner === DONE) return finish('interrupted');
-    if (winner === TICK && settling) return finish('verdict');
+    if (winner === TICK && settling && settle()) return finish('verdict');
+    if (winner === TICK && settling) continue;
     if (winner === TICK) {
       // `tail -F` shows a line as soon as it is written, newline or not: after a short quiet, so do we.
       const partial = clock.now() - lastDataAt >= PARTIAL_LINE_QUIET_MS ? splitter.pending() : undefined;

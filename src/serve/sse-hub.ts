@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StatusModel } from '../status/status-model.js';
 import { DEFAULT_SSE_BUFFER_BYTES, SseClient } from './sse-client.js';
+import { SSE_TYPE } from './status-routes.js';
 
 export interface SseHubOptions {
   model: StatusModel;
@@ -46,7 +47,7 @@ export class SseHub {
 
   add(req: IncomingMessage, res: ServerResponse): void {
     const after = lastEventId(req);
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, { 'content-type': SSE_TYPE, 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     const log = this.options.model.log;
     res.write(`: spinup events; ${log.latestId} so far\n\n`);
     const client = new SseClient({

@@ -26,11 +26,14 @@ export function statusRoutes({ model, events }: RouteContext): Map<string, Route
     ['/startupz', (_req, res) => send(res, { status: model.started ? 200 : 503, type: JSON_TYPE, body: status() })],
     ['/readyz', (_req, res) => send(res, { status: model.ready ? 200 : 503, type: JSON_TYPE, body: status() })],
     ['/v1/status', (_req, res) => send(res, { status: 200, type: JSON_TYPE, body: status() })],
-    ['/v1/events', events],
+    [EVENTS_PATH, events],
     ['/metrics', (_req, res) => send(res, { status: 200, type: METRICS_CONTENT_TYPE, body: metricsText(model.snapshot()) })],
   ]);
 }
 
+/** The event stream's path: a HEAD there gets the stream's headers, not a stream. */
+export const EVENTS_PATH = '/v1/events';
+export const SSE_TYPE = 'text/event-stream; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';
 export const HTML_TYPE = 'text/html; charset=utf-8';

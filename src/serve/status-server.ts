@@ -1,6 +1,6 @@
 /**
  * The status API over HTTP (node:http): on a TCP address with `--listen`, and always on the run's
- * unix socket. GET only, with one exception: a multi-node head takes its followers' pushes
+ * unix socket. GET (and HEAD) only, with one exception: a multi-node head takes its followers' pushes
  * (POST /v1/nodes/N/events, node-push.ts). The paths are a fixed table (status-routes.ts).
  */
 import { chmodSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { listenUrl, type ListenAddress } from '../status/listen-address.js';
 import type { StatusModel } from '../status/status-model.js';
 import { handleNodePush, NODE_EVENTS_PATH, type NodePushReceiver } from './node-push.js';
 import { SseHub } from './sse-hub.js';
-import { send, statusRoutes, TEXT_TYPE, type Route } from './status-routes.js';
+import { EVENTS_PATH, send, SSE_TYPE, statusRoutes, TEXT_TYPE, type Route } from './status-routes.js';
 
 export interface StatusServerOptions {
   model: StatusModel;
@@ -96,7 +96,18 @@ export class StatusServer {
     }
     const route = path === undefined ? undefined : this.routes.get(path);
     if (!route) return send(res, { status: 404, type: TEXT_TYPE, body: `not found: the API serves ${[...this.routes.keys()].join(' ')}\n` });
-    if (req.method !== 'GET') return send(res, { status: 405, type: TEXT_TYPE, body: 'method not allowed: the status API is read-only (GET)\n', headers: { allow: 'GET' } });
+    if (req.method === 'HEAD') return this.head(path!, req, res, route);
+    if (req.method !== 'GET') return send(res, { status: 405, type: TEXT_TYPE, body: 'method not allowed: the status API is read-only (GET, HEAD)\n', headers: { allow: 'GET, HEAD' } });
+    route(req, res);
+  }
+
+  /**
+   * HEAD as GET without a body (probers and `wget --spider` ask with HEAD): node:http sends the
+   * status and headers of a HEAD's answer and drops its body. The event stream has no end to
+   * wait for: its headers alone.
+   */
+  private head(path: string, req: IncomingMessage, res: ServerResponse, route: Route): void {
+    if (path === EVENTS_PATH) return send(res, { status: 200, type: SSE_TYPE, body: '' });
     route(req, res);
   }
 }

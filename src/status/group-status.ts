@@ -26,7 +26,9 @@ export interface GroupStatus {
 }
 
 export function groupStatus(standing: { nodes: NodeSummary[]; head: number; expected: number }, verdict?: GroupVerdict): GroupStatus {
-  const nodes = verdict?.nodes ?? standing.nodes;
+  // Where the nodes stand now, not where they stood at the verdict: after READY followers go on
+  // (their own READY, a death), and the status API must say so.
+  const nodes = standing.nodes;
   return {
     verdict: verdict?.verdict ?? 'pending',
     node_rank: verdict?.node ?? null,

@@ -1,6 +1,10 @@
 /** `spinup explain` through main(): annotated lines, the stage timeline, the verdict and its reasons. */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { runMain } from '../helpers/run-main.js';
+import { repoRoot, runMain } from '../helpers/run-main.js';
 
 const READY = 'fixtures/vllm/02-v085post1-smollm-single-gpu-ready.log';
 const FAILED = 'fixtures/sglang/04-rocm-glm5-tp8-hip-oom-load.log';
@@ -108,3 +112,17 @@ describe('spinup explain', () => {
     expect(run.stderr).toMatch(stderr);
   });
 });
+
+// Issue 25, item 18: explain opens a log as watch does (io/open-source.ts), so a rotated .gz explains like the log.
+describe('spinup explain FILE.gz', () => {
+  it('reads the decoded log: the same lines, stages and verdict as the plain file', async () => {
+    const packed = join(mkdtempSync(join(tmpdir(), 'spinup-explain-gz-')), '04-rocm-glm5-tp8-hip-oom-load.log.gz');
+    writeFileSync(packed, gzipSync(readFileSync(join(repoRoot, FAILED))));
+    const objects = async (file: string): Promise<Record<string, any>[]> => (await runMain(['explain', '--json', '--pack', 'sglang', file])).stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>).filter((o) => o.type !== 'expectation');
+    const [plain, gz] = [await objects(FAILED), await objects(packed)];
+    expect(gz.find((o) => o.type === 'verdict')).toMatchObject({ verdict: 'failed', cause: 'gpu_oom', rule: 'common/gpu-out-of-memory' });
+    const named = (o: Record<string, any>): Record<string, any> => (o.type === 'explain' ? { ...o, file: undefined } : o);
+    expect(gz.map(named)).toEqual(plain.map(named));
+  });
+});
+

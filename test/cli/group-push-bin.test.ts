@@ -7,6 +7,7 @@ import { apiGet } from '../../src/serve/api-client.js';
 import type { StatusSnapshot } from '../../src/status/status-snapshot.js';
 import { repoRoot } from '../helpers/run-main.js';
 import { spinup, until, type SpinupProcess } from '../helpers/spinup-process.js';
+import { runFiles, stateHomes } from '../helpers/state-homes.js';
 
 // One start on two machines, played on loopback by two real `spinup run` processes: node 0 (the
 // head, --listen) replays the real node-0 log of sglang#3398, node 1 (a follower, --group-leader)
@@ -167,6 +168,10 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     const after = await until('the after-ready failure', () => jsonLines(h).find((e) => e.type === 'after_ready_failure' && e.node === 1));
     expect(after).toMatchObject({ verdict: 'failed', stage: 'ready' });
     expect(await h.code).toBe(1);
+    // The head's own verdict line names the node: no process facts of the head's server (issue 25, item 8).
+    const headVerdict = jsonLines(h).filter((e) => e.type === 'verdict' && e.decided_by === 'group').at(-1);
+    expect(headVerdict).toMatchObject({ verdict: 'failed', stage: 'ready', node: 1, decided_by: 'group', message: expect.stringMatching(/^node 1: /) });
+    expect(headVerdict?.process).toBeUndefined();
     expect(await f.code).toBe(1);
   }, 60_000);
 
@@ -186,7 +191,19 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     const f = follower(url);
     expect(await groupVerdict(h)).toMatchObject({ verdict: 'ready', node: 0, group: { expected: 2, nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: true }] } });
     expect(await until('the follower READY', () => jsonLines(f).find((e) => e.type === 'verdict'))).toMatchObject({ verdict: 'ready', decided_by: 'group' });
-    expect(await h.code).toBe(0);
+    // Issue 25, items 8 and 14: the head serves on after READY, and still takes node 1's events.
+    await until('the head /readyz 200', async () => ((await apiGet({ url }, '/readyz', 5_000)).status === 200 ? true : undefined));
+    const server = Number(/"type":"started","pid":(\d+)/.exec(f.stdout())![1]);
+    process.kill(-server, 'SIGKILL');
+    const after = await until('node 1 failed after ready', () => jsonLines(h).find((e) => e.type === 'after_ready_failure' && e.node === 1));
+    expect(after).toMatchObject({ verdict: 'failed', cause: 'host_oom' });
+    await until('the head /readyz 503', async () => ((await apiGet({ url }, '/readyz', 5_000)).status === 503 ? true : undefined));
+    const status = JSON.parse((await apiGet({ url }, '/v1/status', 5_000)).body) as StatusSnapshot;
+    expect(status.group?.nodes[1]).toMatchObject({ node_rank: 1, verdict: 'failed', stage: 'ready' });
+    expect(status.reason).toMatch(/^node 1 failed after the group was READY: /);
+    expect(h.child.exitCode).toBeNull();
+    h.child.kill('SIGTERM');
+    expect(await h.code).toBe(1);
   }, 60_000);
 
   it('the head ready but waiting for node 1, its own server dying: the group is FAILED on node 0', async () => {
@@ -266,5 +283,58 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     expect(verdict.reason).toMatch(/node 1 has not joined within its join budget of 4s/);
     expect(await h.code).toBe(2);
     expect(f.child.exitCode).toBeNull();
+  }, 60_000);
+});
+
+// Issue 25, item 8: after READY the head goes on taking its followers' events.
+describe('run head after READY: a follower\'s own READY and its death are the follower\'s, in words, /v1/status and /metrics', () => {
+  const homes = stateHomes(scratch);
+
+  it("the head's /v1/status and spinup_node_* follow node 1 after READY; its server's SIGKILL is reported as node 1's, with its cause", async () => {
+    const home = homes();
+    // Text mode: the verdict blocks are what a user reads on stderr. A state file keeps the last status.
+    const h = spinup(['run', '--no-history', '--heartbeat', '200ms', '--log', join(scratch, `node-${++logs}.log`), '--listen', '127.0.0.1:0', '--group-size', '2', '--', process.execPath, REPLAY, '--log', READY_LOG, '--then', 'hang'], home.env);
+    started.push(h);
+    const url = await urlOf(h);
+    await h.waitFor(/waiting for node 1 to join/);
+    const f = follower(url);
+    await h.waitFor(/^READY .*group of 2 nodes/m);
+    type Group = NonNullable<StatusSnapshot['group']>;
+    const group = async (): Promise<Group> => (JSON.parse((await apiGet({ url }, '/v1/status', 5_000)).body) as StatusSnapshot).group!;
+    // The follower takes its READY from the head after the group's: the head's status says so (it used to stay "pending").
+    await until('node 1 ready in the head\'s /v1/status', async () => ((await group()).nodes[1]?.verdict === 'ready' ? true : undefined));
+    const metrics = (await apiGet({ url }, '/metrics', 5_000)).body;
+    expect(metrics).toMatch(/^spinup_node_verdict\{[^}]*node_rank="1",verdict="ready"\} 1$/m);
+    expect(metrics).toMatch(/^spinup_node_stage\{[^}]*node_rank="1",stage="ready"\} 1$/m);
+
+    const server = Number(/"type":"started","pid":(\d+)/.exec(f.stdout())![1]);
+    process.kill(-server, 'SIGKILL');
+    expect(await h.code).toBe(1);
+    // The block names node 1 and its cause; not the head's own server, which is fine.
+    expect(h.stderr()).toMatch(/^FAILED sglang {2}node 1 of 2: host_oom: killed by SIGKILL/m);
+    expect(h.stderr()).toMatch(/^ {2}group {6}node 1 failed after the group was READY$/m);
+    expect(h.stderr()).toMatch(/^ {2}nodes {6}0 ready in ready · 1 failed in ready; expected 2/m);
+    // The last status the head wrote: the group part has node 1 failed, the start's verdict names node 1.
+    const [state] = runFiles(home.runs);
+    expect(state?.status.group?.nodes[1]).toMatchObject({ node_rank: 1, verdict: 'failed', stage: 'ready' });
+    expect(state?.status.after_ready_failure).toMatchObject({ cause: 'host_oom', message: expect.stringMatching(/^node 1: killed by SIGKILL/) });
+    expect(state?.status.reason).toMatch(/^node 1 failed after the group was READY: /);
+  }, 60_000);
+
+  it('a follower that stops reporting after READY (SIGSTOP) is named by the head: node 1 lost, in words and in the last status', async () => {
+    const home = homes();
+    const h = spinup(['run', '--no-history', '--heartbeat', '200ms', '--log', join(scratch, `node-${++logs}.log`), '--listen', '127.0.0.1:0', '--group-size', '2', '--', process.execPath, REPLAY, '--log', READY_LOG, '--then', 'hang'], home.env);
+    started.push(h);
+    const url = await urlOf(h);
+    await h.waitFor(/waiting for node 1 to join/);
+    const f = follower(url);
+    await h.waitFor(/^READY .*group of 2 nodes/m);
+    f.child.kill('SIGSTOP');
+    expect(await h.code).toBe(1);
+    expect(h.stderr()).toMatch(/^FAILED sglang {2}node 1 of 2: unknown: node 1 stopped reporting in /m);
+    expect(h.stderr()).toMatch(/^ {2}nodes {6}0 ready in ready · 1 lost in /m);
+    const [state] = runFiles(home.runs);
+    expect(state?.status.group?.nodes[1]).toMatchObject({ node_rank: 1, verdict: 'failed', lost: true });
+    expect(state?.status.after_ready_failure?.message).toMatch(/^node 1 stopped reporting in /);
   }, 60_000);
 });

@@ -71,6 +71,8 @@ describe('a late client after more progress frames than the replay keeps', () =>
     await until('attach to replay the last frame', () => attach.stdout().includes(`"current":${FRAMES},"total":${FRAMES}`) || undefined);
     appendFileSync(log, '[2025-03-08 12:00:09] The server is fired up and ready to roll!\n');
     expect(await attach.code).toBe(0);
+    // A watch with --listen serves on after READY until it is stopped (a sidecar's probes).
+    watch.child.kill('SIGTERM');
     expect(await watch.code).toBe(0);
     const types = attach.stdout().trim().split('\n').map((line) => JSON.parse(line) as { type: string; stage?: string });
     expect(types.filter((e) => e.type !== 'progress').map((e) => `${e.type}${e.stage ? ` ${e.stage}` : ''}`)).toEqual(['family', 'stage launch', 'stage load_weights', 'verdict ready']);

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -239,3 +240,32 @@ describe('watch a live group of real processes', () => {
     expect(verdictOf(watch.stdout)).toMatchObject({ verdict: 'failed', node: 0, cause: 'distributed_error', rule: 'common/gloo-peer-closed' });
   }, 40_000);
 });
+
+// Issue 25, item 18: one log and a group's nodes open their sources the same way (io/open-source.ts).
+describe('the nodes of a group as .gz files (logrotate compressed them) read as the plain files do', () => {
+  const gzipped = (file: string): string => {
+    const path = join(scratch(), `${file.split('/').pop()!}.gz`);
+    writeFileSync(path, gzipSync(readFileSync(join(repoRoot, file))));
+    return path;
+  };
+
+  // Read to the end: followed, a log whose start already ended waits 30 s for a new run, .gz or not.
+  it('the same verdict, cause, node and root-cause line for HEAD.gz WORKER.gz as for the plain logs', async () => {
+    const plain = await runMain(['watch', '--json', '--no-follow', HEAD_3254, WORKER_3254]);
+    const packed = await runMain(['watch', '--json', '--no-follow', gzipped(HEAD_3254), gzipped(WORKER_3254)]);
+    // A FAILED group with a cause: gzip bytes read as text used to end INCOMPLETE.
+    expect(verdictOf(plain.stdout)).toMatchObject({ verdict: 'failed' });
+    expect(gist(verdictOf(packed.stdout))).toEqual(gist(verdictOf(plain.stdout)));
+    expect(packed.code).toBe(plain.code);
+    expect(jsonLines(packed.stdout).filter((e) => e.type === 'notice' && e.notice === 'decoded').map((e) => e.node)).toEqual(expect.arrayContaining([0, 1]));
+  });
+
+  it('ranks come from the .gz logs too, not from the order they are given in', async () => {
+    const plain = await runMain(['watch', '--json', '--no-follow', NODE1, NODE0]);
+    const packed = await runMain(['watch', '--json', '--no-follow', gzipped(NODE1), gzipped(NODE0)]);
+    expect(gist(verdictOf(packed.stdout))).toEqual(gist(verdictOf(plain.stdout)));
+    const { node, group } = verdictOf(plain.stdout) as { node?: number; group?: { nodes: unknown[] } };
+    expect(verdictOf(packed.stdout)).toMatchObject({ node, group: { nodes: group?.nodes } });
+  });
+});
+

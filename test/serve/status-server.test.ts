@@ -60,7 +60,8 @@ describe('status server routes', () => {
     ['POST', '/v1/status', 405],
     ['PUT', '/metrics', 405],
     ['DELETE', '/readyz', 405],
-    ['HEAD', '/livez', 405],
+    ['HEAD', '/livez', 200],
+    ['HEAD', '/nope', 404],
     ['GET', '/nope', 404],
     ['POST', '/', 405],
     ['GET', '/v1/status/../../etc/passwd', 404],
@@ -71,7 +72,7 @@ describe('status server routes', () => {
     const { url } = await serve(model);
     const answer = await raw(url, method, path);
     expect(answer.status).toBe(status);
-    if (status === 405) expect(answer.headers.allow).toBe('GET');
+    if (status === 405) expect(answer.headers.allow).toBe('GET, HEAD');
   });
 
   it('serves the live page at /: HTML that follows v1/events relative to itself', async () => {

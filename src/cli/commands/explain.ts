@@ -1,5 +1,5 @@
 /** `spinup explain FILE`: which rule matched which line, the stage timeline, and why the verdict. */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { EXIT } from '../../core/exit-codes.js';
 import { compare } from '../../replay/compare.js';
@@ -17,6 +17,8 @@ import { durationOption, packRefOption, packsOption } from '../options.js';
 import { laneFromTrace } from '../../report/lane-from-trace.js';
 import { laneTimelineText } from '../../report/text-timeline.js';
 import { parseOptions } from '../parse-options.js';
+import { readLogText } from '../../io/open-source.js';
+import { noticeText } from '../reporters/event-lines.js';
 
 export const explainHelp = `Usage: spinup explain [options] FILE
 
@@ -68,7 +70,9 @@ export async function explainCommand(args: string[], io: Io): Promise<number> {
   const expectFile = path.endsWith('.log') && existsSync(expectFileFor(path)) ? expectFileFor(path) : undefined;
   const expected = expectFile ? readExpectationArg(expectFile) : undefined;
   const thenIdleMs = idleFlag ?? expected?.thenIdleMs;
-  const trace = traceLog(readFileSync(path, 'utf8'), { packs, family: family ?? expected?.family, thenIdleMs });
+  const { text, notices } = await readLogText(path, file);
+  for (const notice of notices) if (notice.type === 'damaged') write(io.stderr, `spinup explain: ${noticeText(notice)}\n`);
+  const trace = traceLog(text, { packs, family: family ?? expected?.family, thenIdleMs });
   const mismatches = expected ? compare(expected, trace.verdict) : undefined;
   const shownExpect = expectFile ? basename(expectFile) : undefined;
   if (values.timeline && values.json) throw new UsageError('--timeline draws for people; --json is for scripts: pick one');

@@ -1,5 +1,5 @@
 /** `spinup report`: one self-contained HTML timeline of one or more starts (logs, or the history). */
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { EXIT } from '../../core/exit-codes.js';
@@ -20,6 +20,8 @@ import { write, type Io } from '../io-context.js';
 import { durationOption, packsOption } from '../options.js';
 import { historyPath } from '../history-flags.js';
 import { parseOptions } from '../parse-options.js';
+import { readLogText } from '../../io/open-source.js';
+import { noticeText } from '../reporters/event-lines.js';
 
 export const reportHelp = `Usage: spinup report [options] LOG... [--node NAME=LOG...]
        spinup report --history [--model SUBSTR] [--last N] [options]
@@ -131,12 +133,14 @@ async function logsModel(params: { io: Io; files: string[]; nodes: { node: strin
   const { packs, family } = await packsOption(params.pack === undefined ? undefined : /[\\/]|\.ya?ml$/.test(params.pack) ? resolve(params.io.cwd, params.pack) : params.pack, params.io.env);
   const idleFlag = durationOption('then-idle', params.thenIdle);
   const host = hostname();
-  const replay = (file: string): { trace: LogTrace; path: string } => {
+  const replay = async (file: string): Promise<{ trace: LogTrace; path: string }> => {
     const path = resolve(params.io.cwd, file);
     if (!existsSync(path)) throw new InputError(`no such file: ${file}`);
     if (!statSync(path).isFile()) throw new InputError(`not a regular file: ${file}`);
     const expected = path.endsWith('.log') && existsSync(expectFileFor(path)) ? readExpectationArg(expectFileFor(path)) : undefined;
-    return { trace: traceLog(readFileSync(path, 'utf8'), { packs, family: family ?? expected?.family, thenIdleMs: idleFlag ?? expected?.thenIdleMs }), path };
+    const { text, notices } = await readLogText(path, file);
+    for (const notice of notices) if (notice.type === 'damaged') write(params.io.stderr, `spinup report: ${noticeText(notice)}\n`);
+    return { trace: traceLog(text, { packs, family: family ?? expected?.family, thenIdleMs: idleFlag ?? expected?.thenIdleMs }), path };
   };
   // A fixture's log often names no model: the history keeps it under the log's name (replay --history).
   const usualOf = (trace: LogTrace, path: string): Record<string, UsualStage> => {
@@ -146,12 +150,13 @@ async function logsModel(params: { io: Io; files: string[]; nodes: { node: strin
   const starts: StartView[] = [];
   const usual: Record<string, UsualStage>[] = [];
   for (const file of params.files) {
-    const { trace, path } = replay(file);
+    const { trace, path } = await replay(file);
     starts.push(startFromTrace(trace, file));
     usual.push(usualOf(trace, path));
   }
   if (params.nodes.length > 0) {
-    const replayed = params.nodes.map(({ node, file }) => ({ node, file, ...replay(file) }));
+    const replayed = [];
+    for (const { node, file } of params.nodes) replayed.push({ node, file, ...(await replay(file)) });
     starts.push(groupStart(replayed.map(({ node, file, trace }) => ({ node, file, trace }))));
     usual.push(usualOf(replayed[0]!.trace, replayed[0]!.path));
   }

@@ -4,9 +4,8 @@ import { resolve } from 'node:path';
 import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
-import { decodeInput, GzipError } from '../../io/decode-input.js';
-import { fileSource, followSource, streamSource } from '../../io/sources.js';
-import { isPipe, pipeSource } from '../../io/pipe-source.js';
+import { GzipError } from '../../io/decode-input.js';
+import { openSource } from '../../io/open-source.js';
 import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult } from '../../io/watch-loop.js';
 import { InputError, UsageError } from '../errors.js';
 import { liveReporter, reportFormat } from '../reporters/choose-reporter.js';
@@ -24,6 +23,7 @@ import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from '.
 import { systemClock } from '../../io/wall-clock.js';
 import { groupOptionsHelp, isGroupWatch } from '../watch-group-args.js';
 import { parseOptions } from '../parse-options.js';
+import { SERVE_ON_HELP, ServeAfterReady } from '../serve-after-ready.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
        spinup watch [options] FILE FILE... | --node R=SOURCE... | --srun SOURCE
@@ -51,6 +51,8 @@ ${historyFlagsHelp}
   -h, --help          show this help
 
 ${groupOptionsHelp}
+
+${SERVE_ON_HELP}
 
 A lost terminal (SSH hang-up) does not stop spinup watch, nor does a reader of its stdout
 that goes away (| head -1): it goes on to the verdict and exits with its code.
@@ -128,7 +130,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs });
+    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, listening: listen !== undefined });
     return code;
   } finally {
     await status.close(code);
@@ -145,16 +147,20 @@ interface WatchContext {
   memory: StartMemory;
   reporter: LiveReporter;
   timeoutMs: number | undefined;
+  /** --listen: a READY start is served on until the server's end (serve-after-ready.ts). */
+  listening: boolean;
 }
 
-async function watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs }: WatchContext): Promise<number> {
+async function watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, listening }: WatchContext): Promise<number> {
   const live = follow || target === '-';
+  const stopAtVerdict = live && !(target === '-' && !follow);
+  const serveOn = listening && stopAtVerdict ? new ServeAfterReady({ reporter, record: (verdict) => recordVerdict(memory, reporter, verdict), piped: path === undefined }) : undefined;
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
   io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-  const pipe = path === undefined && io.stdinFd !== undefined && isPipe(io.stdinFd) ? pipeSource(io.stdinFd, { signal: stop.signal }) : undefined;
-  const bytes = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : (pipe ?? streamSource(io.stdin));
-  const source = decodeInput(bytes, path ? target : 'stdin');
+  const spec = path ? { kind: 'file' as const, path, shown: target } : { kind: 'stdin' as const };
+  const opened = openSource(spec, { follow, fromEnd: Boolean(values['from-end']), stdin: io.stdin, stdinFd: io.stdinFd }, { signal: stop.signal });
+  const source = opened.items;
   if (memory.warning) reporter.notice({ type: 'history', detail: memory.warning });
   const ticker = setInterval(() => reporter.tick(), 1000);
   const hangup = outliveHangup(io, 'watching on; the exit code and the history will give the verdict');
@@ -163,12 +169,16 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
     result = await runWatchLoop({
       source,
       session,
-      wall: live && !(target === '-' && !follow) ? () => systemClock.now() : undefined,
-      stopAtVerdict: live && !(target === '-' && !follow),
+      wall: stopAtVerdict ? () => systemClock.now() : undefined,
+      stopAtVerdict,
+      onSettled: serveOn ? (verdict) => serveOn.settled(verdict) : undefined,
       liveAfterCatchUp: Boolean(path) && follow,
       timeoutMs,
       signal: io.signal,
-      onEvents: (events) => reporter.events(events),
+      onEvents: (events) => {
+        reporter.events(events);
+        serveOn?.events(events);
+      },
       // The file as the user named it (`server.log`), like tail -F says it.
       onNotice: (given) => {
         const notice = given.path !== undefined && given.path === path ? { ...given, path: target } : given;
@@ -188,11 +198,21 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
     hangup();
     clearInterval(ticker);
     stop.abort();
-    // An open pipe (tail -F upstream) would keep the process alive after the verdict (the pipe
-    // source closes its own when the loop lets go of it).
-    if (!path && !pipe) io.stdin.destroy();
+    opened.close();
+  }
+  // Stopped while its READY was settling (the probes already said 200): READY all the same.
+  const stoppedReady = result.end === 'interrupted' && session.verdict?.verdict === 'ready' && serveOn?.settled(session.verdict) === 'read-on';
+  if ((result.readOn || stoppedReady) && serveOn) {
+    // READY was said when it came; now only how the watch ended, and the code of where the server stands.
+    reporter.message(`spinup: ${serveOn.endText(session.verdict, result.end === 'interrupted' ? 'stopped' : 'the input ended')}`);
+    return serveOn.exitCode(session.verdict);
   }
   return finish({ result, reporter, session, timeoutMs, memory, color: useColor(io, 'stdout') });
+}
+
+function recordVerdict(memory: StartMemory, reporter: LiveReporter, verdict: Verdict): void {
+  const unrecorded = memory.record(verdict);
+  if (unrecorded) reporter.notice({ type: 'history', detail: unrecorded });
 }
 
 function finish({ result, reporter, session, timeoutMs, memory, color }: { result: LoopResult; reporter: LiveReporter; session: StartMemory['session']; timeoutMs: number | undefined; memory: StartMemory; color: boolean }): number {
@@ -209,8 +229,7 @@ function finish({ result, reporter, session, timeoutMs, memory, color }: { resul
   // The session always settles on a verdict when the input ends (incomplete at least).
   const verdict = result.verdict!;
   reporter.verdict(verdict);
-  const unrecorded = memory.record(verdict);
-  if (unrecorded) reporter.notice({ type: 'history', detail: unrecorded });
+  recordVerdict(memory, reporter, verdict);
   return exitCodeFor(verdict.verdict);
 }
 

@@ -53,6 +53,8 @@ export function noticeText(notice: SourceNotice): string {
       return `${path}: ${notice.detail ?? 'decoded'}`;
     case 'damaged':
       return `${path} is damaged: ${notice.detail ?? 'it cannot be read whole'}`;
+    case 'serving':
+      return notice.detail ?? 'serving the status API';
     case 'unreadable':
       return `cannot read ${path}${notice.detail ? `: ${notice.detail}` : ''}; retrying`;
     default:

@@ -98,9 +98,11 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
       return await flow.then(options.then);
     }
     reporter.note(`attached: streaming the server's output to ${log.shown}; a crash ends the run (exit 1), Ctrl-C stops the server`, { type: 'attached', log: log.shown });
-    const after = group ? await Promise.race([supervisor.attached(), group.afterReady.then((decision) => ({ kind: 'decided' as const, decision }))]) : await supervisor.attached();
+    const after = group ? await Promise.race([supervisor.attached(), group.afterReady]) : await supervisor.attached();
     if (after.kind === 'interrupted') return await flow.interrupted(false);
-    reporter.verdict(after.decision, facts);
+    // A follower's failure is the follower's: the group's block names it, with none of our server's facts.
+    if (after.kind === 'follower') group!.reportFollowerFailure(after);
+    else reporter.verdict(after.decision, facts);
     return await flow.failed(after.decision);
   } finally {
     over = true;

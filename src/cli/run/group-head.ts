@@ -8,12 +8,14 @@ import { formatDuration } from '../../core/duration.js';
 import { DEFAULT_JOIN_BUDGET_MS, GroupReducer, MISSED_HEARTBEATS } from '../../core/group-reducer.js';
 import type { GroupEvent, GroupVerdict, SizeSource } from '../../core/group-types.js';
 import { namedVerdict } from '../../core/group-verdicts.js';
+import type { Verdict } from '../../core/events.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import type { Decision, Outcome } from '../../io/supervise/decision.js';
 import { systemClock, type WallClock } from '../../io/wall-clock.js';
 import { groupStatus } from '../../status/group-status.js';
 import { GroupReporter, type GroupReportMode } from '../format/group-reporter.js';
 import { formatGroupVerdict } from '../format/group-text.js';
+import { verdictJson } from '../format/verdict-json.js';
 import { write, type Io } from '../io-context.js';
 import type { EventSink, LiveStatus } from '../live-status.js';
 import { pushIntake } from '../push-intake.js';
@@ -34,6 +36,13 @@ export interface GroupHeadOptions {
   clock?: WallClock;
 }
 
+/** A follower that failed after the group was READY: its own block, and the run's decision. */
+export interface FollowerFailure {
+  kind: 'follower';
+  group: GroupVerdict;
+  decision: Decision;
+}
+
 const HEAD = 0;
 /** Often enough that a lost follower is seen within a tenth of a second of its third missed beat. */
 const TICK_MS = 100;
@@ -45,11 +54,11 @@ export class GroupHead implements EventSink {
   private readonly t0: number;
   private readonly ticker: NodeJS.Timeout;
   private resolveVerdict: (verdict: GroupVerdict) => void = () => {};
-  private resolveAfterReady: (decision: Decision) => void = () => {};
+  private resolveAfterReady: (failure: FollowerFailure) => void = () => {};
   /** The group's verdict, whenever it comes (before the head's own, when a follower fails first). */
   private readonly decided: Promise<GroupVerdict>;
   /** A follower failed or was lost after the group was READY. */
-  readonly afterReady: Promise<Decision>;
+  readonly afterReady: Promise<FollowerFailure>;
 
   constructor(private readonly options: GroupHeadOptions) {
     this.clock = options.clock ?? systemClock;
@@ -130,6 +139,30 @@ export class GroupHead implements EventSink {
     write(this.options.io.stderr, `${formatGroupVerdict(group, { color: this.options.color, family: this.options.session.pack?.name })}\n`);
   }
 
+  private followerFailure(node: number, verdict: Verdict, at: number): FollowerFailure {
+    const group = this.reducer.afterReadyFailure(node, verdict, at);
+    // The run's verdict names the node, down to its message (the status API's after_ready_failure);
+    // its stage is the group's, READY, wherever the node itself had got to (a follower lost early).
+    const message = verdict.message ?? verdict.reason;
+    const named: Verdict = { ...verdict, stage: 'ready', reason: `${group.reason}: ${verdict.reason}`, message: message.startsWith(`node ${node} `) ? message : `node ${node}: ${message}` };
+    return { kind: 'follower', group, decision: { verdict: named, by: 'group' } };
+  }
+
+  /**
+   * A follower's failure after READY, said as the node's, not as if the head's own server had
+   * died: the group's block naming it (or a `verdict` line with its `node`), and the status API.
+   */
+  reportFollowerFailure(failure: FollowerFailure): void {
+    this.options.status.verdict(failure.decision.verdict);
+    const family = this.options.session.pack?.name;
+    if (this.options.mode === 'json') {
+      const json = verdictJson(failure.decision.verdict, { family, decided_by: 'group', node: failure.group.node });
+      write(this.options.io.stdout, `${JSON.stringify({ type: 'verdict', ...json })}\n`);
+      return;
+    }
+    write(this.options.io.stderr, `${formatGroupVerdict(failure.group, { color: this.options.color, family })}\n`);
+  }
+
   private take(node: number, events: SessionEvent[]): string | { refused: string } {
     const refused = this.reducer.rankRefusal(node);
     if (refused !== undefined) return { refused };
@@ -153,7 +186,7 @@ export class GroupHead implements EventSink {
     this.options.status.model.group(groupStatus(this.reducer.standing(), this.reducer.verdict));
     for (const event of events) {
       if (event.type === 'group-verdict') this.resolveVerdict(event.verdict);
-      if (event.type === 'after-ready-failure' && event.node !== HEAD) this.resolveAfterReady({ verdict: event.verdict, by: 'group' });
+      if (event.type === 'after-ready-failure' && event.node !== HEAD) this.resolveAfterReady(this.followerFailure(event.node, event.verdict, event.at));
     }
   }
 
