@@ -16,7 +16,7 @@ import { groupStatus } from '../../status/group-status.js';
 import { GroupReporter, type GroupReportMode } from '../format/group-reporter.js';
 import { formatGroupVerdict } from '../format/group-text.js';
 import { verdictJson } from '../format/verdict-json.js';
-import { write, type Io } from '../io-context.js';
+import { verdictStream, write, type Io } from '../io-context.js';
 import type { EventSink, LiveStatus } from '../live-status.js';
 import { pushIntake } from '../push-intake.js';
 
@@ -132,11 +132,11 @@ export class GroupHead implements EventSink {
     return { ...(own ? local : {}), verdict, by: own ? local.by : 'group' };
   }
 
-  /** The verdict block, on stderr like the rest of `run`'s words; the status API answers for the group from now on. */
+  /** The verdict block, on stderr like the rest of `run`'s words (stdout when stderr is closed); the status API answers for the group from now on. */
   private report(group: GroupVerdict): void {
     this.options.status.verdict(namedVerdict(group));
     if (this.options.mode === 'json') return; // the group_verdict event said it
-    write(this.options.io.stderr, `${formatGroupVerdict(group, { color: this.options.color, family: this.options.session.pack?.name })}\n`);
+    write(verdictStream(this.options.io), `${formatGroupVerdict(group, { color: this.options.color, family: this.options.session.pack?.name })}\n`);
   }
 
   private followerFailure(node: number, verdict: Verdict, at: number): FollowerFailure {
@@ -160,7 +160,7 @@ export class GroupHead implements EventSink {
       write(this.options.io.stdout, `${JSON.stringify({ type: 'verdict', ...json })}\n`);
       return;
     }
-    write(this.options.io.stderr, `${formatGroupVerdict(failure.group, { color: this.options.color, family })}\n`);
+    write(verdictStream(this.options.io), `${formatGroupVerdict(failure.group, { color: this.options.color, family })}\n`);
   }
 
   private take(node: number, events: SessionEvent[]): string | { refused: string } {
