@@ -9,6 +9,8 @@
  *  - before one, every line up to the next that holds a literal, a stamp, a `\r` or a colour
  *    code is quiet (SKIP) and joins the run of quiet lines;
  *  - the line found is asked about alone (QuietLines.classify): FEED, SKIP or DROP.
+ * A REPEAT (a repeat of the line read last, or a known bar's frame that moved only its counters:
+ * Skippable.idleBar) joins the run too.
  * Of a run of SKIP lines only the last is read, just before the next line read or at the end of
  * the chunk (it sets the last line and the time of the last activity as all of them would), and
  * the one before it when it turns out blank, and so on. A line cut by a chunk's end is held by
@@ -197,11 +199,13 @@ export class FastLineReader {
     let read = 0;
     // Reading a line forgets the repeat it stood for: which lines are repeats is asked of the one held now.
     const reference = this.#quiet.repeatReference;
+    // A known bar's frame that moved only its counters is held as a repeat is (QuietLines.classify).
+    const now = this.#now;
     let repeat: { start: number; end: number; lineNo: number } | undefined;
     let end = this.#runEnd - 1;
     for (let k = count - 1; k >= 0; k--) {
       const start = k === count - 1 ? this.#runLast : Math.max(this.#runStart, chunk.lastIndexOf(LF, end - 1) + 1);
-      if (this.#quiet.isRepeat(chunk, start, end, reference)) {
+      if (this.#quiet.isRepeat(chunk, start, end, reference) || this.#quiet.isIdleBar(now, chunk, start, end)) {
         repeat ??= { start, end, lineNo: firstNo + k };
       } else {
         read++;

@@ -99,6 +99,8 @@ export class QuietLines {
     if (!scanners || !scope || startsWith(chunk, start, end, GAP_MARKER)) return FEED;
     if (scope === 'beforeVerdict' && this.isRepeat(chunk, start, end)) return REPEAT;
     const scanner = scanners.line;
+    // A known bar's frame that moved only its counters: a repeat before a verdict, nothing after one.
+    if (this.isIdleBar(now, chunk, start, end)) return scope === 'beforeVerdict' ? REPEAT : DROP;
     if (scope !== 'beforeVerdict') {
       const relevant = RELEVANT[scope];
       if (scanner.scan(chunk, start, end, relevant) & relevant) return FEED;
@@ -177,6 +179,11 @@ export class QuietLines {
   isRepeat(chunk: Buffer, start: number, end: number, repeat = this.repeat): boolean {
     // A byte loop, not Buffer.compare: asked at every frame of a bar, whose checks of its offsets cost more than the bytes.
     return repeat !== undefined && end - start === repeat.length && occursAt(chunk, start, repeat);
+  }
+
+  /** Whether `chunk[start, end)` is a frame of a known bar that may go unread now (Skippable.idleBar). */
+  isIdleBar(now: Skippable | undefined, chunk: Buffer, start: number, end: number): boolean {
+    return now !== undefined && now.idleBar(chunk, start, end);
   }
 
   /**
