@@ -21,6 +21,8 @@ import type { ProgressHit } from './rule-kinds.js';
 export interface KnownBar {
   readonly head: string;
   readonly headBytes: Uint8Array;
+  /** The head's UTF-16 units where it is ASCII, else -2 (matches neither a byte nor a unit of another text). */
+  readonly headUnits: Int32Array;
   /** ProgressHit.key of the bar: one rank's, or the bar's own for a frame that names no rank. */
   readonly key: string;
   /** ProgressHit.bar: the bar whatever the rank. */
@@ -62,6 +64,8 @@ export class KnownBars {
   private readonly values = new Float64Array(MAX_NUMBERS);
   readonly reading: BarReading = { current: 0, elapsedS: -1 };
   private tailEnd = 0;
+  /** How many units every head begins with alike (where a head is none: see recognize). */
+  private sharedHead = 0;
 
   get size(): number {
     return this.bars.length;
@@ -80,16 +84,18 @@ export class KnownBars {
     if (place === undefined) return;
     const shape = this.readTail(text, countersAt, text.length, place.numbers);
     if (shape === undefined) return;
-    const bar: KnownBar = { head, headBytes: Buffer.from(head), key: hit.key, bar: hit.bar, anonymous: hit.anonymous, numbers: place.numbers, currentAt: place.currentAt, total: place.percentOnly ? undefined : hit.total, shape };
+    const bar: KnownBar = { head, headBytes: Buffer.from(head), headUnits: asciiUnits(head), key: hit.key, bar: hit.bar, anonymous: hit.anonymous, numbers: place.numbers, currentAt: place.currentAt, total: place.percentOnly ? undefined : hit.total, shape };
     if (this.recognizeAs(bar, text, 0, text.length) === undefined) return;
     // The newest first: a start draws its bars one stage after another.
     this.bars.unshift(bar);
     if (this.bars.length > MAX_BARS) this.bars.pop();
+    this.sharedHead = sharedStart(this.bars);
   }
 
   /** Forgets every bar (a new run of the server). */
   clear(): void {
     if (this.bars.length > 0) this.bars = [];
+    this.sharedHead = 0;
   }
 
   /**
@@ -97,7 +103,13 @@ export class KnownBars {
    * newline) is a frame of, its numbers in `reading`; undefined when it is none.
    */
   recognize(source: string | Uint8Array, start: number, end: number): KnownBar | undefined {
+    // Heads share their start (`(Worker_TP`) and differ after it (the rank): one unit there
+    // rules out the others before any is compared whole.
+    const at = this.sharedHead;
+    const unit = start + at < end ? unitOf(source, start + at) : -1;
     for (const bar of this.bars) {
+      const expected = at < bar.headUnits.length ? bar.headUnits[at]! : -2;
+      if (expected >= 0 && expected !== unit) continue;
       const found = this.recognizeAs(bar, source, start, end);
       if (found) return found;
     }
@@ -187,6 +199,30 @@ function isRateUnit(unit: number): boolean {
 
 function unitOf(source: string | Uint8Array, at: number): number {
   return typeof source === 'string' ? source.charCodeAt(at) : source[at]!;
+}
+
+/** A head's units up to its first non-ASCII one (bytes and UTF-16 units agree that far), then -2. */
+function asciiUnits(head: string): Int32Array {
+  const units = new Int32Array(head.length);
+  let ascii = true;
+  for (let i = 0; i < head.length; i++) {
+    ascii &&= head.charCodeAt(i) < 0x80;
+    units[i] = ascii ? head.charCodeAt(i) : -2;
+  }
+  return units;
+}
+
+/** The length of the start all the heads share (to the shortest, and to the first non-ASCII unit). */
+function sharedStart(bars: readonly KnownBar[]): number {
+  if (bars.length < 2) return 0;
+  const first = bars[0]!.headUnits;
+  let shared = Math.min(...bars.map((bar) => bar.headUnits.length));
+  for (const bar of bars) {
+    let i = 0;
+    while (i < shared && bar.headUnits[i] === first[i] && first[i] !== -2) i++;
+    shared = i;
+  }
+  return shared;
 }
 
 /** Where `bytes` ends when `source[start, end)` begins with it, else -1. */

@@ -25,7 +25,7 @@ import { ncclLines } from './generate-flood.mjs';
 import { parseSize, prng } from './generate-log.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const RANK_BARS_VERSION = 1;
+export const RANK_BARS_VERSION = 2;
 const FIXTURE = 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log';
 const LINES_PER_SECOND = 4000;
 const RANKS = 8;
@@ -92,7 +92,8 @@ export function generateRankBars(file, { size = 1e8, seed = 20250308, separator 
   while (bytes + pending < floodUntil) {
     for (let i = 0; i < FRAMES_PER_BURST; i++) {
       if (tick()) continue;
-      const frame = bars[int(RANKS)].frame(frames / estimatedFrames, (ms - startMs) / 1000 + random());
+      // The bar's own clock: the flood's, to the fraction of a second its line count gives.
+      const frame = bars[int(RANKS)].frame(frames / estimatedFrames, floodLines / LINES_PER_SECOND);
       frames++;
       if (separator === '\n') emit(frame);
       else write(`\r${frame}`);

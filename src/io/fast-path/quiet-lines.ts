@@ -55,6 +55,7 @@ const MUST_READ_BEFORE_VERDICT = CUES | CODES;
 const RULES = ALWAYS | AFTER_READY | BEFORE_VERDICT;
 const GAP_MARKER = Buffer.from('# [');
 const CR = 13;
+const LF = 10;
 /** Prefix shapes seen within one second: SGLang's ranked and unranked lines, uvicorn's, ... */
 const MAX_REFERENCES = 8;
 /** Lines whose quietText answer is remembered: a flood's few repeated shapes, not a log's variety. */
@@ -135,8 +136,14 @@ export class QuietLines {
       const repeat = this.absorbable;
       const hit = scanners.chunk.nextLine(chunk, from, end, repeat);
       if (hit === -1) return end;
-      if (repeat === undefined || !isLineAt(chunk, hit, end, repeat)) return hit;
-      from = hit + repeat.length + 1;
+      if (repeat !== undefined && isLineAt(chunk, hit, end, repeat)) {
+        from = hit + repeat.length + 1;
+        continue;
+      }
+      // So is a known bar's frame that moved only its counters (as `classify` would say: REPEAT).
+      const lf = chunk.indexOf(LF, hit);
+      if (lf === -1 || lf >= end || !this.isIdleBar(now, chunk, hit, lf)) return hit;
+      from = lf + 1;
     }
   }
 
