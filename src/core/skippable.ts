@@ -43,10 +43,10 @@ export interface Skippable {
    */
   quietText: (text: string) => boolean;
   /**
-   * Whether the line `bytes[start, end)` (no newline, no `\r`, no colour code) is a frame of a
-   * known bar that may go unread now (Classifier.idleBarFrame): read, it would set the run's last
-   * line and nothing else; so of a run of such lines the last is read, as of repeats. The answer
-   * holds until the next line read.
+   * Whether the line `source[start, end)` (its bytes without the newline, or a frame the splitter
+   * cut) is a frame of a known bar that may go unread now (Classifier.idleBarFrame): read, it
+   * would set the run's last line and nothing else; so of a run of such lines the last is read,
+   * as of repeats. The answer holds until the next line read.
    */
-  idleBar: (bytes: Uint8Array, start: number, end: number) => boolean;
+  idleBar: (source: Uint8Array | string, start: number, end: number) => boolean;
 }

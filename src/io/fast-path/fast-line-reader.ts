@@ -44,6 +44,8 @@ export class FastLineReader {
   #runLast = 0;
   #runLines = 0;
   #chunk: Buffer | undefined;
+  /** A known bar's frame of the physical line being fed, left unread so far (#takeFrame). */
+  #passed: SplitLine | undefined;
   /** The first `\r` at or after the line being looked at (-1: none left in the chunk). */
   #nextCr = -1;
 
@@ -144,9 +146,31 @@ export class FastLineReader {
   #feedLine(chunk: Buffer, pos: number): number {
     const lf = chunk.indexOf(LF, pos);
     const end = lf === -1 ? chunk.length : lf + 1;
-    this.splitter.forEachLine(pos === 0 && end === chunk.length ? chunk : chunk.subarray(pos, end), (line) => this.#take(line));
+    this.splitter.forEachLine(pos === 0 && end === chunk.length ? chunk : chunk.subarray(pos, end), this.#takeFrame);
+    // The line's last frame was a known bar's left unread: it is the last line, read as a repeat is.
+    const passed = this.#passed;
+    this.#passed = undefined;
+    if (passed !== undefined) this.#take(passed);
     return end;
   }
+
+  /**
+   * One `\r` frame (or line) of a physical line the splitter cuts: a frame of a known bar that
+   * moved only its counters (Skippable.idleBar) is held, not read, as a REPEAT line is: of those
+   * held, only one that no later frame of the line follows is read (#feedLine).
+   */
+  readonly #takeFrame = (line: SplitLine): void => {
+    const text = line.text;
+    if (line.truncated === 0 && this.#now !== undefined && this.#now.idleBar(text, 0, text.length)) {
+      this.#passed = line;
+      return;
+    }
+    // A blank frame sets no last line: the held one still does.
+    const passed = this.#passed;
+    this.#passed = undefined;
+    if (passed !== undefined && text.trim() === '') this.#take(passed);
+    this.#take(line);
+  };
 
   /** Reads one line; false when it changed nothing in the run after all (see QuietLines.noteFed). */
   #take(line: SplitLine): boolean {
