@@ -5,13 +5,14 @@
  */
 import { budgetFor, budgetMsFor, type BudgetOptions } from './budgets.js';
 import type { Budget, ClassifierEvent, LogLine, Verdict } from './events.js';
+import { KnownBars } from './known-bars.js';
 import { guardFrames } from './line-guard.js';
 import { matchFrame } from './match-frame.js';
 import { lineMessage } from './message-catalog.js';
 import type { CompiledPack } from './pack-types.js';
 import { parseFrame } from './parse-line.js';
 import type { QuietScope } from './prefilter.js';
-import { acts, actsAfterVerdict, AFTER_VERDICT, FOLLOWERS, IDLE_KINDS, redrawn, type FollowStep, type FrameMatch, type RegisteredKind } from './rule-kinds.js';
+import { acts, actsAfterVerdict, AFTER_VERDICT, FOLLOWERS, IDLE_KINDS, onlyKind, redrawn, type FollowStep, type FrameMatch, type RegisteredKind } from './rule-kinds.js';
 import { newRun, type RunState } from './run-state.js';
 import type { TracebackException } from './traceback.js';
 import { failedVerdict, incompleteVerdict, readyVerdict, stalledVerdict } from './verdicts.js';
@@ -42,6 +43,8 @@ export interface FrameObserver {
 }
 
 const DEFAULT_UNCAUGHT_SETTLE_MS = 30_000;
+/** tqdm's default `mininterval` is 0.1 s: a bar drawn faster than this is a flood, read this often. */
+const BAR_READS_PER_SECOND = 10;
 /** Budgets shorter than this could run out between two lines of one read (see `quietScope`). */
 const QUIET_MIN_BUDGET_MS = 1_000;
 /** After a line saying the server is exiting, the last words (an exit code) follow within this. */
@@ -58,6 +61,8 @@ export class Classifier {
   private lastText: string | undefined;
   private lastMatch: FrameMatch | undefined;
   private step: FollowStep | undefined;
+  /** The bars read so far: a later frame of one is recognised without the rules (known-bars.ts). */
+  private readonly bars = new KnownBars();
   private lineNo = 0;
   private seq = 0;
   private readonly nextSeq = (): number => this.seq++;
@@ -117,8 +122,38 @@ export class Classifier {
     if (redrawn(match)) {
       this.lastText = text;
       this.lastMatch = match;
+      if (match.progress && onlyKind(match) && !match.frame.time) this.bars.learn(text, match.progress, match.progress.countersAt);
     }
     return match;
+  }
+
+  /**
+   * Whether the frame `source[start, end)` (a guarded frame, or a raw line's bytes) may go unread:
+   * a frame of a bar already read, of the same rank (known-bars.ts finds it without the rules,
+   * allocating nothing), that moved nothing but its rate and time left, or its count more often
+   * than tqdm draws by default (10 frames a second of the bar's own elapsed time). So a rank's
+   * bar is read when its elapsed second changes (the log clock reads it), when it starts over or
+   * completes, and at each step up to that rate: every progress a real bar shows, a bounded
+   * number of reads however fast a flood redraws it. Unread, it would have changed no more than
+   * the run's last line. Never while the run cannot skip a line (a verdict waits on a timer, a
+   * traceback is open: `quietScope`) or `explain` watches.
+   */
+  readonly idleBarFrame = (source: string | Uint8Array, start: number, end: number): boolean => {
+    if (this.bars.size === 0 || this.options.observer !== undefined) return false;
+    const bar = this.bars.recognize(source, start, end);
+    if (bar === undefined || this.quietScope() === undefined) return false;
+    const run = this.run;
+    const seen = run.barPositions.get(bar.anonymous ? (run.barRanks.get(bar.bar) ?? bar.key) : bar.key);
+    if (seen === undefined) return false;
+    const { current, elapsedS } = this.bars.reading;
+    if (elapsedS !== seen.elapsedS || elapsedS === 0 || current < seen.current) return false;
+    return current === seen.current || (elapsedS >= 0 && seen.reads >= BAR_READS_PER_SECOND && current !== bar.total);
+  };
+
+  /** An unread bar frame (`idleBarFrame`) was the last of its line: it is the run's last line. */
+  passBarFrame(text: string, now: number, lineNo: number): void {
+    this.lineNo = lineNo;
+    if (this.run.verdict === undefined) this.run.lastLine = { lineNo, text, at: now };
   }
 
   /**

@@ -11,6 +11,11 @@ export const MAX_FRAME_CHARS = 8192;
 const ANSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|\^\[\[[0-9;]*[A-Za-z]/g;
 const HAS_ESCAPE = /\x1b|\^\[\[/;
 
+/** Whether the line holds a colour code (or its pasted `^[[` copy) that guardFrame would strip. */
+export function hasEscape(text: string): boolean {
+  return HAS_ESCAPE.test(text);
+}
+
 export function stripAnsi(text: string): string {
   return HAS_ESCAPE.test(text) ? text.replace(ANSI, '') : text;
 }

@@ -13,7 +13,7 @@
  * its compile step (compile-pack.ts).
  */
 import type { Budget, ClassifierEvent, LogLine, Verdict } from './events.js';
-import { followMarker, followProgress } from './follow-stages.js';
+import { followMarker, followProgress, rankKey } from './follow-stages.js';
 import { parseTqdmElapsed } from './log-clock.js';
 import type {
   CompiledDetect,
@@ -99,8 +99,17 @@ export interface ProgressHit extends RuleHit<CompiledProgress> {
   total?: number;
   percent?: number;
   elapsedMs?: number;
-  /** Identifies one bar among several (its rule, its description and its total). */
+  /** Identifies one bar among several, whatever rank draws it (its rule, its description and its total). */
+  bar: string;
+  /**
+   * Identifies one rank's bar: `bar` and who draws it (the rank tag, the process tag, the tag
+   * before the bar); `bar` alone for a frame that shows no one (see `anonymous`).
+   */
   key: string;
+  /** The frame names no rank: a frame that follows another on one line is the same rank's (follow-stages.ts rankKey). */
+  anonymous: boolean;
+  /** Where the bar's counters begin in the frame's text (after its description): see known-bars.ts. */
+  countersAt: number;
 }
 
 /** What one frame matched: a slot per line kind, filled by the kind's `match`. */
@@ -226,16 +235,20 @@ const progress: LineKind<CompiledProgress> = {
   rules: (pack) => pack.progress,
   regexOf: byRegex,
   match(rules, body, into) {
-    const hit = firstHit(rules, body);
-    if (hit === undefined) return false;
-    into.progress = toProgress(hit);
-    return true;
+    for (const rule of rules) {
+      const found = rule.regex.exec(body);
+      if (found) {
+        into.progress = toProgress({ rule, groups: groupsOf(found) }, into.frame, found.index);
+        return true;
+      }
+    }
+    return false;
   },
   // A bar's elapsed time moves the log clock, after a verdict too.
   scope: () => 'always',
   redrawn: true,
   // A bar redrawn at the same position is no sign of life.
-  idle: ({ progress }, run) => progress !== undefined && run.barPositions.get(progress.key) === progress.current,
+  idle: ({ progress }, run) => progress !== undefined && run.barPositions.get(rankKey(run, progress))?.current === progress.current,
   follow({ run, pack, match, line, events }) {
     if (match.progress && followProgress(run, pack, match.progress, line, events)) moved(run, line);
   },
@@ -459,14 +472,32 @@ export function failureDetail(rule: Pick<CompiledFailure, 'cause' | 'role' | 'fa
 
 const isFatal = (hit: RuleHit<CompiledFailure>): boolean => hit.rule.fatal;
 
-function toProgress(hit: RuleHit<CompiledProgress>): ProgressHit {
+/** Text before a bar in its frame's body longer than this is no rank tag (a log line a frame was glued to). */
+const MAX_LEAD_CHARS = 64;
+
+/** One bracketed or parenthesised tag (`[TP3]`, `(Worker_TP3 pid=41203)`), else '': any other text glued before a bar names no rank. */
+function tagOf(lead: string): string {
+  return /^(?:\[[^[\]]{1,40}\]|\([^()]{1,60}\))$/.test(lead) ? lead : '';
+}
+
+/** A bar's hit: its numbers, which bar it is and which rank draws it (the pattern matched `body` at `index`). */
+function toProgress(hit: RuleHit<CompiledProgress>, frame: ParsedFrame, index: number): ProgressHit {
   const { groups } = hit;
   const current = groups.current !== undefined ? Number(groups.current) : Number(groups.percent ?? 0);
   const total = groups.total !== undefined ? Number(groups.total) : groups.percent !== undefined ? 100 : undefined;
   const percent = groups.percent !== undefined ? Number(groups.percent) : undefined;
   const elapsedMs = groups.elapsed !== undefined ? parseTqdmElapsed(groups.elapsed) : undefined;
-  const key = `${hit.rule.id}|${groups.label ?? ''}|${total ?? ''}`;
-  return { ...hit, current, total, percent, elapsedMs, key };
+  const bar = `${hit.rule.id}|${groups.label ?? ''}|${total ?? ''}`;
+  // Ranks draw the same bar at once: told apart by the tags peeled off the frame, or by what is
+  // left before the bar (`[TP3] `, `(Worker_TP3 pid=41203) ` where the pack peels no such tag).
+  const { body, text } = frame;
+  const lead = index <= MAX_LEAD_CHARS ? tagOf(body.slice(0, index).trim()) : '';
+  const anonymous = frame.rank === undefined && frame.proc === undefined && lead === '';
+  const key = anonymous ? bar : `${bar}|${frame.rank ?? ''}|${frame.proc ?? ''}|${lead}`;
+  const bodyAt = text.length - body.length;
+  const labelAt = groups.label === undefined ? -1 : body.indexOf(groups.label, index);
+  const countersAt = bodyAt + (labelAt === -1 ? index : labelAt + groups.label!.length);
+  return { rule: hit.rule, groups, current, total, percent, elapsedMs, bar, key, anonymous, countersAt };
 }
 
 // The bar's own numbers are in the detail already.

@@ -16,7 +16,10 @@ export interface RunState {
   /** Something past the launch happened: a restart marker now means a new run. */
   progressed: boolean;
   progress: ProgressInfo | undefined;
-  barPositions: Map<string, number>;
+  /** Each rank's bar (ProgressHit.key): where it was last read. */
+  barPositions: Map<string, BarPosition>;
+  /** Each bar's (ProgressHit.bar) last rank that named itself: a frame that names no one is its (follow-stages.ts rankKey). */
+  barRanks: Map<string, string>;
   heartbeats: Map<string, number>;
   candidates: Candidate[];
   symptoms: Evidence[];
@@ -55,6 +58,17 @@ export interface RunState {
   somethingWrong: boolean;
 }
 
+/** Where one rank's bar was last read (follow-stages.ts); updated in place. */
+export interface BarPosition {
+  /** The bar whatever the rank (ProgressHit.bar): the ranks of one bar make one stage's progress. */
+  readonly bar: string;
+  current: number;
+  /** Its elapsed time in whole seconds, -1 when its frames show none (see known-bars.ts). */
+  elapsedS: number;
+  /** Frames of it read within that second (Classifier.idleBarFrame). */
+  reads: number;
+}
+
 export function newRun(): RunState {
   return {
     stage: 'none',
@@ -65,6 +79,7 @@ export function newRun(): RunState {
     progressed: false,
     progress: undefined,
     barPositions: new Map(),
+    barRanks: new Map(),
     heartbeats: new Map(),
     candidates: [],
     symptoms: [],

@@ -109,6 +109,7 @@ export class Session {
       lastLineNo: lastLine?.lineNo,
       repeatsLastLine: timeline.repeatsLastLine,
       quietText: classifier.quietText,
+      idleBar: classifier.idleBarFrame,
     };
   }
 

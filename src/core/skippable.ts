@@ -10,7 +10,9 @@
  *  - `repeatsLastLine`: a repeat of the line just read (a progress bar redrawn) sets the last
  *    line only: no activity, no event;
  *  - `quietText`: a line that holds a rule's literal may still match no rule that can act now:
- *    core says so.
+ *    core says so;
+ *  - `idleBar`: a frame of a bar already read that moved nothing but its counters, rate or
+ *    elapsed time changes no more than a repeat (`repeatsLastLine`) does.
  */
 import type { CompiledPack } from './pack-types.js';
 import type { QuietScope } from './prefilter.js';
@@ -40,4 +42,11 @@ export interface Skippable {
    * meets again.
    */
   quietText: (text: string) => boolean;
+  /**
+   * Whether the line `source[start, end)` (its bytes without the newline, or a frame the splitter
+   * cut) is a frame of a known bar that may go unread now (Classifier.idleBarFrame): read, it
+   * would set the run's last line and nothing else; so of a run of such lines the last is read,
+   * as of repeats. The answer holds until the next line read.
+   */
+  idleBar: (source: Uint8Array | string, start: number, end: number) => boolean;
 }

@@ -5,15 +5,24 @@
  */
 import type { Classifier } from './classifier.js';
 import type { ClassifierEvent } from './events.js';
-import { guardFrames } from './line-guard.js';
+import { guardFrame, guardFrames, hasEscape } from './line-guard.js';
 import { LogClock } from './log-clock.js';
 import type { FrameMatch } from './match-frame.js';
 import type { TimeParts } from './parse-line.js';
+import { rankKey } from './follow-stages.js';
 import { onlyKind } from './rule-kinds.js';
 
 /** `# [... gap in source ...]`: text missing from a capture, not part of the log. */
 export function isGapMarker(line: string): boolean {
   return line.startsWith('# [') && /^# \[\.\.\.? ?gap\b/i.test(line);
+}
+
+interface PushOptions {
+  lineNo?: number;
+  wall?: number;
+  live?: boolean;
+  /** The output the line was read from, when the log merges several (`run`: stdout and stderr). */
+  stream?: string;
 }
 
 /** Log timestamps have one-second resolution. */
@@ -78,7 +87,7 @@ export class Timeline {
    * Feeds one physical line; `wall` (ms) is given when running live, `live` when the line was
    * written after watching began (not read from a backlog), `stream` when the log merges several outputs.
    */
-  push(raw: string, options: { lineNo?: number; wall?: number; live?: boolean; stream?: string } = {}): ClassifierEvent[] {
+  push(raw: string, options: PushOptions = {}): ClassifierEvent[] {
     this.lineNo = options.lineNo ?? this.lineNo + 1;
     this.timed = undefined;
     this.repeatable = false;
@@ -88,27 +97,89 @@ export class Timeline {
       return [];
     }
     const events: ClassifierEvent[] = [];
-    const frames = guardFrames(raw);
-    for (const text of frames) {
-      const match = this.classifier.read(text);
-      const frame = match.frame;
-      if (match.restart && this.classifier.verdict) {
-        // The classifier is about to start a new run (a verdict was given): a clock of its own.
-        this.clock.restart();
-        this.moveEpoch(undefined);
-      }
-      if (frame.time) this.moveEpoch(timeKey(frame.time));
-      let logNow = this.clock.observe(frame.time);
-      if (match.progress?.elapsedMs !== undefined) {
-        this.moveEpoch(undefined);
-        logNow = this.clock.observeBar(match.progress.key, match.progress.elapsedMs);
-      }
-      if (frames.length === 1 && frame.time && this.epochTime !== undefined) this.timed = text.slice(0, text.length - frame.body.length);
-      this.repeatable = frames.length === 1 && isBarOnly(match);
-      const now = this.toNow(logNow, options.wall, options.live ?? false);
-      events.push(...this.classifier.tick(now), ...this.classifier.feedMatch(match, now, this.lineNo, options.stream));
+    if (raw.indexOf('\r') !== -1 && !hasEscape(raw)) {
+      this.pushFrames(raw, options, events);
+      return events;
     }
+    const frames = guardFrames(raw);
+    for (let i = 0; i < frames.length - 1; i++) this.pushFrame(frames[i]!, false, options, events);
+    this.pushLastFrame(frames[frames.length - 1]!, frames.length === 1, options, events);
     return events;
+  }
+
+  /**
+   * The `\r` frames of a physical line without colour codes, as guardFrames cuts them; a frame of
+   * a known bar that may go unread (Classifier.idleBarFrame) is passed over where it lies, never
+   * cut out of the line: tqdm writes a thousand of them to a line of a file.
+   */
+  private pushFrames(raw: string, options: PushOptions, events: ClassifierEvent[]): void {
+    const end = raw.endsWith('\r\n') ? raw.length - 2 : raw.endsWith('\n') ? raw.length - 1 : raw.length;
+    let frames = 0;
+    // A frame is read once the next is found (whether it is the line's last decides what it may leave behind).
+    let held: string | undefined;
+    let passedFrom = -1;
+    let passedTo = -1;
+    for (let start = 0; start <= end; ) {
+      let stop = raw.indexOf('\r', start);
+      if (stop === -1 || stop > end) stop = end;
+      if (stop > start) {
+        const idle = held === undefined && this.classifier.idleBarFrame(raw, start, stop);
+        const text = idle ? '' : guardFrame(raw.slice(start, stop));
+        if (idle || text !== '') {
+          frames++;
+          if (held !== undefined) this.pushFrame(held, false, options, events);
+          held = undefined;
+          passedFrom = -1;
+          if (idle || this.classifier.idleBarFrame(text, 0, text.length)) {
+            passedFrom = start;
+            passedTo = stop;
+          } else {
+            held = text;
+          }
+        }
+      }
+      start = stop + 1;
+    }
+    if (held !== undefined) this.pushFrame(held, frames === 1, options, events);
+    else if (passedFrom !== -1) this.passFrame(raw.slice(passedFrom, passedTo).trimEnd(), frames === 1);
+    else this.pushFrame('', true, options, events);
+  }
+
+  /** Reads the line's last guarded frame (`single`: its only one), unless it is a known bar's that may go unread. */
+  private pushLastFrame(text: string, single: boolean, options: PushOptions, events: ClassifierEvent[]): void {
+    if (this.classifier.idleBarFrame(text, 0, text.length)) this.passFrame(text, single);
+    else this.pushFrame(text, single, options, events);
+  }
+
+  /** Reads one guarded frame of the line; `single`: the line's only one. */
+  private pushFrame(text: string, single: boolean, options: PushOptions, events: ClassifierEvent[]): void {
+    const match = this.classifier.read(text);
+    const frame = match.frame;
+    if (match.restart && this.classifier.verdict) {
+      // The classifier is about to start a new run (a verdict was given): a clock of its own.
+      this.clock.restart();
+      this.moveEpoch(undefined);
+    }
+    if (frame.time) this.moveEpoch(timeKey(frame.time));
+    let logNow = this.clock.observe(frame.time);
+    if (match.progress?.elapsedMs !== undefined) {
+      this.moveEpoch(undefined);
+      logNow = this.clock.observeBar(rankKey(this.classifier.state, match.progress), match.progress.elapsedMs);
+    }
+    if (single && frame.time && this.epochTime !== undefined) this.timed = text.slice(0, text.length - frame.body.length);
+    this.repeatable = single && isBarOnly(match);
+    const now = this.toNow(logNow, options.wall, options.live ?? false);
+    events.push(...this.classifier.tick(now), ...this.classifier.feedMatch(match, now, this.lineNo, options.stream));
+  }
+
+  /**
+   * A known bar's frame left unread was the line's last: it is the run's last line, and a repeat
+   * of it changes nothing else either (the clock has not moved).
+   */
+  private passFrame(text: string, single: boolean): void {
+    this.classifier.passBarFrame(text, this.lastNow, this.lineNo);
+    this.timed = undefined;
+    this.repeatable = single;
   }
 
   /** Lets time pass with no new line: `wall` when live, or `idleMs` of log time in replay. */

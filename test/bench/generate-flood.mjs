@@ -98,7 +98,7 @@ function shardFrame(fraction, elapsedSeconds) {
 }
 
 /** NCCL_DEBUG=INFO lines of 8 ranks on one node, as NCCL prints them (no timestamp). */
-function ncclLines(int) {
+export function ncclLines(int) {
   const pick = (list) => list[int(list.length)];
   return () => {
     const g = int(8);

@@ -21,13 +21,14 @@
  * distorts less.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FLOOD_VERSION, generateFloodStart } from './generate-flood.mjs';
 import { GENERATOR_VERSION, generateLog, parseSize } from './generate-log.mjs';
-import { replayCorpus, userPack } from './bench-inputs.mjs';
+import { archiveCorpus, replayCorpus, userPack } from './bench-inputs.mjs';
+import { generateRankBars, RANK_BARS_VERSION } from './generate-rank-bars.mjs';
 import { detectionLatency } from './latency.mjs';
 import { checkGroupRow, describeGroupRow, groupBench } from './group-16.mjs';
 import { measure, median, rssMethod } from './measure.mjs';
@@ -48,6 +49,7 @@ const size = parseSize(option('--size', '1GB'));
 const smallSize = parseSize(option('--small', '100MB'));
 const floodSize = parseSize(option('--flood', '300MB'));
 const replayLogs = Number(option('--replay-logs', 1000));
+const archiveLogs = Number(option('--archive-logs', 10000));
 const runs = Number(option('--runs', 3));
 const coldRuns = Number(option('--cold-runs', 15));
 const latencyRuns = Number(option('--latency-runs', 15));
@@ -109,11 +111,20 @@ async function main() {
     { name: 'spinup watch --no-follow --pack sglang -  (serving log, stdin pipe)', ...watch(big, { pipe: true }), vs: 'd' },
     { name: 'spinup watch --no-follow --pack sglang  (NCCL flood)', ...watch(floodSmall) },
     { name: 'spinup watch --no-follow --pack sglang  (NCCL flood)', ...watch(floodBig) },
+    // Issue 26: 8 ranks' shard bars, every frame new, 40% of the lines; the inputs are made only for the rows measured.
+    { row: 'h', name: 'spinup watch ... (8 ranks\' bars, every frame new, \\n-separated)', lazy: () => watch(rankBars(smallSize, '\n')), vs: 'grep h' },
+    { row: 'grep h', name: `grep -ciE '${SEED_REGEX}'  (rank bars, \\n)`, grep: true, lazy: () => grepi(rankBars(smallSize, '\n')) },
+    { row: 'i', name: 'spinup watch ... (8 ranks\' bars, every frame new, \\r-separated)', lazy: () => watch(rankBars(smallSize, '\r')), vs: 'grep i' },
+    { row: 'grep i', name: `grep -ciE '${SEED_REGEX}'  (rank bars, \\r)`, grep: true, lazy: () => grepi(rankBars(smallSize, '\r')) },
+    { row: 'j', name: 'spinup watch ... (8 ranks\' bars, \\n-separated, 10x row h)', lazy: () => watch(rankBars(size, '\n')), vs: 'h' },
+    { row: 'k', name: `spinup replay ARCHIVE  (${archiveLogs} fixture logs, varied)`, lazy: () => archiveReplay(archiveCorpus(dir, archiveLogs)) },
   ];
-  const chosen = (tool) => only === undefined || tool.name.includes(only) || (only === 'status-api' && tool.api !== undefined) || (tool.grep && tool.row === 'grep d');
+  const grepi = (log) => ({ log, command: 'grep', args: ['-ciE', SEED_REGEX, log.file] });
+  const chosen = (tool) => only === undefined || tool.name.includes(only) || (tool.row !== undefined && only === `row ${tool.row}`) || (only === 'status-api' && tool.api !== undefined) || (tool.grep && tool.row === 'grep d' && tool.lazy === undefined);
   // A row measured is measured beside what it is a ratio to (`--only NCCL`: rows a, b, c and their greps).
   const referenced = new Set(allTools.filter(chosen).map((tool) => tool.vs));
   const tools = allTools.filter((tool) => chosen(tool) || (tool.row !== undefined && referenced.has(tool.row)));
+  for (const tool of tools) if (tool.lazy) Object.assign(tool, tool.lazy());
   const samples = new Map(tools.map((tool) => [tool, []]));
   for (const tool of tools.filter((t) => t.warmUp)) {
     say(`warming up (not measured): ${tool.name}`);
@@ -324,6 +335,34 @@ async function ensureLog(bytes) {
   const started = performance.now();
   const made = await generateLog(file, { size: bytes, seed });
   say(`  ${made.lines} lines in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  writeFileSync(meta, JSON.stringify(made));
+  return { file, ...made };
+}
+
+/** Row k's command: replay of the archive, every case passing. */
+function archiveReplay(corpus) {
+  let bytes = 0;
+  let lines = 0;
+  for (const entry of readdirSync(corpus.dir, { recursive: true })) {
+    if (!String(entry).endsWith('.log')) continue;
+    const text = readFileSync(join(corpus.dir, String(entry)));
+    bytes += text.length;
+    for (let at = text.indexOf(10); at !== -1; at = text.indexOf(10, at + 1)) lines++;
+  }
+  const check = (result) => {
+    const last = result.stdout.trim().split('\n').pop();
+    if (!new RegExp(`^${corpus.logs} passed, 0 failed$`).test(last ?? '')) throw new Error(`replay of the archive did not pass: ${last}`);
+  };
+  return { log: { file: corpus.dir, bytes, lines }, command: BIN, args: ['replay', corpus.dir], check };
+}
+
+/** Rows h, i, j's log: 8 ranks' shard bars (generate-rank-bars.mjs), frames on lines of their own or `\r`-separated. */
+function rankBars(bytes, separator) {
+  const file = join(dir, `rank-bars-${bytes}-${separator === '\r' ? 'cr' : 'lf'}-seed${seed}-v${RANK_BARS_VERSION}.log`);
+  const meta = `${file}.json`;
+  if (existsSync(file) && existsSync(meta)) return { file, ...JSON.parse(readFileSync(meta, 'utf8')) };
+  say(`generating ${mb(bytes)} rank-bar start ${file}`);
+  const made = generateRankBars(file, { size: bytes, seed, separator });
   writeFileSync(meta, JSON.stringify(made));
   return { file, ...made };
 }

@@ -23,6 +23,8 @@ import { repoRoot } from '../helpers/run-main.js';
 import { randomFloats as prng } from '../hostile/random.js';
 // @ts-expect-error: the bench's generator is plain JavaScript without types.
 import { generateFloodStart } from '../bench/generate-flood.mjs';
+// @ts-expect-error: the bench's generator is plain JavaScript without types.
+import { generateRankBars } from '../bench/generate-rank-bars.mjs';
 
 
 const packs = [analysedPack('sglang'), analysedPack('vllm')];
@@ -214,6 +216,23 @@ describe('the fast path changes nothing on a generated pre-verdict NCCL flood (t
     const bytes = flood(progressEvery);
     expect(await expectSame(bytes, { family: 'sglang', chunks: 1 << 20 })).toBeGreaterThan(unread);
     expect(await expectSame(bytes, { family: 'sglang', chunks: { seed: 7 } })).toBeGreaterThan(0.5);
+  });
+});
+
+describe('the fast path changes nothing on 8 ranks drawing their bars at once (the bench rows h and i)', () => {
+  const bars = (separator: '\n' | '\r'): Buffer => {
+    const file = join(mkdtempSync(join(tmpdir(), 'spinup-rank-bars-')), 'bars.log');
+    generateRankBars(file, { size: 3e6, seed: 20261203, separator });
+    return readFileSync(file);
+  };
+
+  it.for<[string, '\n' | '\r', number]>([
+    ['every frame new, on lines of their own', '\n', 0.9],
+    ['every frame new, \r-separated in long lines', '\r', 0.5],
+  ])('%s', async ([, separator, unread]) => {
+    const bytes = bars(separator);
+    expect(await expectSame(bytes, { family: 'sglang', chunks: 1 << 20 })).toBeGreaterThan(unread);
+    expect(await expectSame(bytes, { family: 'sglang', chunks: { seed: 11 } })).toBeGreaterThan(0);
   });
 });
 

@@ -9,6 +9,8 @@
  *  - before one, every line up to the next that holds a literal, a stamp, a `\r` or a colour
  *    code is quiet (SKIP) and joins the run of quiet lines;
  *  - the line found is asked about alone (QuietLines.classify): FEED, SKIP or DROP.
+ * A REPEAT (a repeat of the line read last, or a known bar's frame that moved only its counters:
+ * Skippable.idleBar) joins the run too.
  * Of a run of SKIP lines only the last is read, just before the next line read or at the end of
  * the chunk (it sets the last line and the time of the last activity as all of them would), and
  * the one before it when it turns out blank, and so on. A line cut by a chunk's end is held by
@@ -42,6 +44,8 @@ export class FastLineReader {
   #runLast = 0;
   #runLines = 0;
   #chunk: Buffer | undefined;
+  /** A known bar's frame of the physical line being fed, left unread so far (#takeFrame). */
+  #passed: SplitLine | undefined;
   /** The first `\r` at or after the line being looked at (-1: none left in the chunk). */
   #nextCr = -1;
 
@@ -142,9 +146,31 @@ export class FastLineReader {
   #feedLine(chunk: Buffer, pos: number): number {
     const lf = chunk.indexOf(LF, pos);
     const end = lf === -1 ? chunk.length : lf + 1;
-    this.splitter.forEachLine(pos === 0 && end === chunk.length ? chunk : chunk.subarray(pos, end), (line) => this.#take(line));
+    this.splitter.forEachLine(pos === 0 && end === chunk.length ? chunk : chunk.subarray(pos, end), this.#takeFrame);
+    // The line's last frame was a known bar's left unread: it is the last line, read as a repeat is.
+    const passed = this.#passed;
+    this.#passed = undefined;
+    if (passed !== undefined) this.#take(passed);
     return end;
   }
+
+  /**
+   * One `\r` frame (or line) of a physical line the splitter cuts: a frame of a known bar that
+   * moved only its counters (Skippable.idleBar) is held, not read, as a REPEAT line is: of those
+   * held, only one that no later frame of the line follows is read (#feedLine).
+   */
+  readonly #takeFrame = (line: SplitLine): void => {
+    const text = line.text;
+    if (line.truncated === 0 && this.#now !== undefined && this.#now.idleBar(text, 0, text.length)) {
+      this.#passed = line;
+      return;
+    }
+    // A blank frame sets no last line: the held one still does.
+    const passed = this.#passed;
+    this.#passed = undefined;
+    if (passed !== undefined && text.trim() === '') this.#take(passed);
+    this.#take(line);
+  };
 
   /** Reads one line; false when it changed nothing in the run after all (see QuietLines.noteFed). */
   #take(line: SplitLine): boolean {
@@ -197,11 +223,13 @@ export class FastLineReader {
     let read = 0;
     // Reading a line forgets the repeat it stood for: which lines are repeats is asked of the one held now.
     const reference = this.#quiet.repeatReference;
+    // A known bar's frame that moved only its counters is held as a repeat is (QuietLines.classify).
+    const now = this.#now;
     let repeat: { start: number; end: number; lineNo: number } | undefined;
     let end = this.#runEnd - 1;
     for (let k = count - 1; k >= 0; k--) {
       const start = k === count - 1 ? this.#runLast : Math.max(this.#runStart, chunk.lastIndexOf(LF, end - 1) + 1);
-      if (this.#quiet.isRepeat(chunk, start, end, reference)) {
+      if (this.#quiet.isRepeat(chunk, start, end, reference) || this.#quiet.isIdleBar(now, chunk, start, end)) {
         repeat ??= { start, end, lineNo: firstNo + k };
       } else {
         read++;

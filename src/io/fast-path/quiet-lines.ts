@@ -55,6 +55,7 @@ const MUST_READ_BEFORE_VERDICT = CUES | CODES;
 const RULES = ALWAYS | AFTER_READY | BEFORE_VERDICT;
 const GAP_MARKER = Buffer.from('# [');
 const CR = 13;
+const LF = 10;
 /** Prefix shapes seen within one second: SGLang's ranked and unranked lines, uvicorn's, ... */
 const MAX_REFERENCES = 8;
 /** Lines whose quietText answer is remembered: a flood's few repeated shapes, not a log's variety. */
@@ -99,6 +100,8 @@ export class QuietLines {
     if (!scanners || !scope || startsWith(chunk, start, end, GAP_MARKER)) return FEED;
     if (scope === 'beforeVerdict' && this.isRepeat(chunk, start, end)) return REPEAT;
     const scanner = scanners.line;
+    // A known bar's frame that moved only its counters: a repeat before a verdict, nothing after one.
+    if (this.isIdleBar(now, chunk, start, end)) return scope === 'beforeVerdict' ? REPEAT : DROP;
     if (scope !== 'beforeVerdict') {
       const relevant = RELEVANT[scope];
       if (scanner.scan(chunk, start, end, relevant) & relevant) return FEED;
@@ -133,8 +136,14 @@ export class QuietLines {
       const repeat = this.absorbable;
       const hit = scanners.chunk.nextLine(chunk, from, end, repeat);
       if (hit === -1) return end;
-      if (repeat === undefined || !isLineAt(chunk, hit, end, repeat)) return hit;
-      from = hit + repeat.length + 1;
+      if (repeat !== undefined && isLineAt(chunk, hit, end, repeat)) {
+        from = hit + repeat.length + 1;
+        continue;
+      }
+      // So is a known bar's frame that moved only its counters (as `classify` would say: REPEAT).
+      const lf = chunk.indexOf(LF, hit);
+      if (lf === -1 || lf >= end || !this.isIdleBar(now, chunk, hit, lf)) return hit;
+      from = lf + 1;
     }
   }
 
@@ -177,6 +186,11 @@ export class QuietLines {
   isRepeat(chunk: Buffer, start: number, end: number, repeat = this.repeat): boolean {
     // A byte loop, not Buffer.compare: asked at every frame of a bar, whose checks of its offsets cost more than the bytes.
     return repeat !== undefined && end - start === repeat.length && occursAt(chunk, start, repeat);
+  }
+
+  /** Whether `chunk[start, end)` is a frame of a known bar that may go unread now (Skippable.idleBar). */
+  isIdleBar(now: Skippable | undefined, chunk: Buffer, start: number, end: number): boolean {
+    return now !== undefined && now.idleBar(chunk, start, end);
   }
 
   /**
