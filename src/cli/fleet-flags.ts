@@ -4,8 +4,9 @@
  * within FLEET_TIMEOUT_MS; whatever happens, the start goes on, and a fleet that could not be
  * used is said once on stderr.
  */
-import { askFleet, FLEET_TIMEOUT_MS, FLEET_WINDOW, type FleetSource } from '../history/fleet-client.js';
-import { LEARN_QUERIES } from '../history/fleet-queries.js';
+// The client (node:http, node:https) is loaded only when a fleet is named: a watch without one never needs it.
+import type { FleetSource } from '../history/fleet-client.js';
+import { FLEET_TIMEOUT_MS, FLEET_WINDOW, LEARN_QUERIES } from '../history/fleet-queries.js';
 import type { FleetMemory } from '../history/start-tracker.js';
 import { UsageError } from './errors.js';
 import { write, type Io } from './io-context.js';
@@ -64,6 +65,7 @@ export function fleetSource(
 /** Asks the fleet; says on stderr, once, when it cannot be used, or when it knows nothing of the model. */
 export async function fleetMemory(source: FleetSource, io: Io): Promise<FleetMemory> {
   const fallback = (why: string): void => write(io.stderr, `spinup: ${why}; learning from this host's history, then the pack\n`);
+  const { askFleet } = await import('../history/fleet-client.js');
   const answer = await askFleet(source, LEARN_QUERIES);
   const base = { url: source.url, window: source.window };
   if ('problem' in answer) {

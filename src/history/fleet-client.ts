@@ -9,10 +9,6 @@ import { request as httpsRequest } from 'node:https';
 import { formatDuration } from '../core/duration.js';
 import { figuresFrom, fleetQuery, vectorOf, type FleetFigures, type QueryName, type VectorSample } from './fleet-queries.js';
 
-/** A start waits this long at most for the fleet before it goes on without it. */
-export const FLEET_TIMEOUT_MS = 5_000;
-export const FLEET_WINDOW = '14d';
-
 export interface FleetSource {
   url: string;
   /** Prometheus's duration words (`14d`, `36h`). */

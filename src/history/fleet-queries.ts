@@ -39,6 +39,10 @@ export interface FleetFigures {
 }
 
 /** Names the queries; `learn` needs the first three, `history --from` all of them. */
+/** A start waits this long at most for the fleet before it goes on without it. */
+export const FLEET_TIMEOUT_MS = 5_000;
+export const FLEET_WINDOW = '14d';
+
 export type QueryName = 'stage_p50' | 'stage_p95' | 'stage_starts' | 'start_p50' | 'start_p95' | 'verdicts' | 'causes';
 export const LEARN_QUERIES: readonly QueryName[] = ['stage_p50', 'stage_p95', 'stage_starts'];
 export const HISTORY_QUERIES: readonly QueryName[] = [...LEARN_QUERIES, 'start_p50', 'start_p95', 'verdicts', 'causes'];

@@ -7,7 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Child, ChildExit } from './child-process.js';
-import { commandSource } from './command-source.js';
+import type { CommandSourceOptions } from './command-source.js';
 import { decodeInput } from './decode-input.js';
 import { isPipe, pipeSource } from './pipe-source.js';
 import { fileSource, followSource, streamSource } from './sources.js';
@@ -74,7 +74,7 @@ function openBytes(spec: SourceSpec, options: OpenOptions, hooks: SourceHooks): 
     return { items: streamSource(stdin), traits, close: () => stdin.destroy() };
   }
   let startedAt = 0;
-  const items = commandSource({
+  const items = lazyCommandSource({
     command: spec.command,
     follow: options.follow,
     signal: hooks.signal,
@@ -87,6 +87,15 @@ function openBytes(spec: SourceSpec, options: OpenOptions, hooks: SourceHooks): 
     onDeath: (exit) => hooks.onDeath?.(exit, startedAt),
   });
   return { items, traits: { name: spec.command, followed: false, piped: false }, close: none };
+}
+
+/**
+ * `cmd:` loads node:child_process, which a watch of a file never needs (its start-up stays lean,
+ * test/cli/start-up-packages.test.ts): the command source is loaded when it is first read.
+ */
+async function* lazyCommandSource(options: CommandSourceOptions): AsyncIterable<SourceItem> {
+  const { commandSource } = await import('./command-source.js');
+  yield* commandSource(options);
 }
 
 /**
