@@ -107,3 +107,37 @@ describe('27.1: the single executable, with no node on PATH', () => {
     expect(await tracker.sweep(), 'processes that outlived the run').toEqual([]);
   });
 });
+
+describe('27.1: where the single executable unpacks its files', () => {
+  /** Runs the copy with these variables only (and the no-node PATH), resolving its exit code and output. */
+  function start(vars: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(exe, ['--version'], { cwd: scratch, env: { PATH: env.PATH, ...vars } });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      child.once('close', (code) => resolve({ code, out, err }));
+    });
+  }
+
+  it('27.1: four first starts at once into one empty cache all run, and leave one tree', async () => {
+    const cache = join(scratch, 'racing-cache');
+    const starts = await Promise.all([1, 2, 3, 4].map(() => start({ XDG_CACHE_HOME: cache, HOME: join(scratch, 'home') })));
+    for (const run of starts) expect(run).toEqual({ code: 0, out: `spinup ${version}\n`, err: '' });
+    expect(readdirSync(join(cache, 'spinup'))).toEqual([expect.stringMatching(/^sea-[0-9a-f]{16}$/)]);
+  });
+
+  it('27.1: a cache dir it cannot write falls through to the next one; none at all is one message and exit 69', async () => {
+    // A path under a regular file can never be made a directory, even by root.
+    const file = join(scratch, 'a-file');
+    writeFileSync(file, '');
+    const fallback = await start({ SPINUP_SEA_CACHE: join(file, 'x'), XDG_CACHE_HOME: join(file, 'y'), HOME: join(scratch, 'fallback-home') });
+    expect(fallback).toMatchObject({ code: 0, out: `spinup ${version}\n` });
+    expect(readdirSync(join(scratch, 'fallback-home', '.cache', 'spinup'))).toHaveLength(1);
+    const none = await start({ SPINUP_SEA_CACHE: join(file, 'x'), XDG_CACHE_HOME: join(file, 'y'), HOME: file, TMPDIR: file });
+    expect(none.code).toBe(69);
+    expect(none.out).toBe('');
+    expect(none.err).toMatch(/^spinup: could not unpack the executable's files into a cache directory \(.*\); set SPINUP_SEA_CACHE to a writable directory\n$/);
+  });
+});
