@@ -5,7 +5,7 @@
  * (on worker threads), report, and a pack of one's own (read in a worker, then from the pack cache).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,23 @@ describe('27.1: the single executable, with no node on PATH', () => {
     const failed = sh(`spinup watch --no-follow ${FAILED_LOG}`);
     expect(failed.code).toBe(1);
     expect(failed.out).toMatch(/^FAILED sglang .*gpu_oom/m);
+  });
+
+  it('27.1: watch follows a file that appears and grows', async () => {
+    const log = join(scratch, 'growing.log');
+    const watch = spawn(exe, ['watch', '--quiet', log], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    tracker.track(watch.pid!);
+    let out = '';
+    watch.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = new Promise<number | null>((resolve) => watch.once('close', resolve));
+    const lines = readFileSync(READY_LOG, 'utf8').split('\n');
+    await new Promise((r) => setTimeout(r, 300));
+    for (let at = 0; at < lines.length; at += 20) {
+      appendFileSync(log, lines.slice(at, at + 20).map((line) => `${line}\n`).join(''));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await code).toBe(0);
+    expect(out).toMatch(/^READY sglang/m);
   });
 
   it('27.1: watch stdin', () => {
