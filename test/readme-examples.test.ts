@@ -1,12 +1,12 @@
 /**
- * Every console example in the README is run, and what it prints must be what the README shows
- * (issue 13, item 12): the README tells the truth, and stays true. Each block runs in a scratch
+ * Every console example in the README and in docs/ is run, and what it prints must be what the
+ * page shows (issue 13, item 12; docs/ since issue 27): the pages tell the truth, and stay true. Each block runs in a scratch
  * folder that sees the repository's fixtures and fixture servers, with the built `spinup` on the
  * PATH (`npx spinup` in the repository runs that same bin; here it is called directly, which
  * spares npx's start-up). Only what a block declares as varying is masked.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,8 @@ import { consoleExamples, mask, showsAs } from './helpers/readme-examples.js';
 import { repoRoot } from './helpers/run-main.js';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-const examples = consoleExamples(readme);
+const DOCUMENTS = ['README.md', ...readdirSync(join(repoRoot, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+const examples = DOCUMENTS.flatMap((file) => consoleExamples(readFileSync(join(repoRoot, file), 'utf8')).map((example) => ({ ...example, file })));
 const scratch = mkdtempSync(join(tmpdir(), 'spinup-readme-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -42,8 +43,9 @@ function runBlock(index: number, commands: string[]): string[][] {
 }
 
 describe('13.12: the README console examples', () => {
-  it('13.12: there are console examples to check, and bare `spinup` lines say how to get it on the PATH', () => {
-    expect(examples.length).toBeGreaterThanOrEqual(9);
+  it('13.12: there are console examples to check, in the README and docs/, and bare `spinup` lines say how to get it on the PATH', () => {
+    expect(examples.length).toBeGreaterThanOrEqual(16);
+    expect(examples.filter((e) => e.file === 'README.md').length).toBeGreaterThanOrEqual(1);
     expect(readme).toMatch(/`npm link`[^\n]*PATH|PATH[^\n]*`npm link`/);
   });
 
@@ -59,7 +61,7 @@ describe('13.12: the README console examples', () => {
     expect(mask('[  12ms] stage launch', new Set(['ms'] as const))).toBe('[<ms>] stage launch');
   });
 
-  it.for(examples.map((example, index) => ({ ...example, index, name: `README line ${example.line}: ${example.steps[0]?.command.slice(0, 60)} ::` })))(
+  it.for(examples.map((example, index) => ({ ...example, index, name: `${example.file} line ${example.line}: ${example.steps[0]?.command.slice(0, 60)} ::` })))(
     '13.12: $name',
     { timeout: 180_000 },
     (example) => {
@@ -67,7 +69,7 @@ describe('13.12: the README console examples', () => {
       example.steps.forEach((step, i) => {
         const shown = step.shown.map((l) => mask(l, example.varies));
         const actual = (outputs[i] ?? []).map((l) => mask(l, example.varies, blockDir(example.index)));
-        expect(showsAs(shown, actual), `$ ${step.command}\n--- the README shows:\n${shown.join('\n')}\n--- it printed:\n${actual.join('\n')}`).toBe(true);
+        expect(showsAs(shown, actual), `$ ${step.command}\n--- ${example.file} shows:\n${shown.join('\n')}\n--- it printed:\n${actual.join('\n')}`).toBe(true);
       });
     },
   );

@@ -12,7 +12,7 @@ export const rssMethod = GNU_TIME ? `${GNU_TIME} -f %M` : 'polling /proc/PID/sta
  * { wallMs, cpuMs (GNU time only, else null), rssKb, code, stdout, stderr }. `shell` runs a pipeline; then only the last stage's
  * RSS is known when it is wrapped by the caller.
  */
-export function measure(command, args, { cwd, stdin = 'ignore', stateDir } = {}) {
+export function measure(command, args, { cwd, stdin = 'ignore', stateDir, env: extraEnv = {} } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'spinup-measure-'));
   const timeFile = join(scratch, 'time');
   // %U %S: CPU seconds, a figure the other load on a shared machine disturbs less than wall time.
@@ -22,7 +22,7 @@ export function measure(command, args, { cwd, stdin = 'ignore', stateDir } = {})
     // spinup records each start in $XDG_STATE_HOME/spinup/history.jsonl: keep the cost in the
     // figures but the runs out of the user's history (a benchmark is no start to learn from).
     // `stateDir` keeps one state dir across runs (a curator's pack cache, as on a real machine).
-    const env = { ...process.env, XDG_STATE_HOME: stateDir ?? scratch };
+    const env = { ...process.env, XDG_STATE_HOME: stateDir ?? scratch, ...extraEnv };
     const child = spawn(file, argv, { cwd, env, stdio: [stdin, 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

@@ -7,7 +7,8 @@
  *
  * --only measures just the rows whose name contains TEXT (`--only status-api`: the three rows of
  * the status API's cost) and skips the replay, cold-start and latency figures. `--only group`:
- * just the simulated 16-node group (group-16.mjs).
+ * just the simulated 16-node group (group-16.mjs). `--only sea`: just the single executable's rows
+ * (h: size, first start, cold start beside the bin; single-executable.mjs).
  *
  * The logs are generated (deterministically, see generate-log.mjs and generate-flood.mjs) into
  * DIR (default: a spinup-bench folder in the system temp dir) and kept there for the next run.
@@ -33,6 +34,7 @@ import { detectionLatency } from './latency.mjs';
 import { checkGroupRow, describeGroupRow, groupBench } from './group-16.mjs';
 import { measure, median, rssMethod } from './measure.mjs';
 import { chromiumPresent, describeRow, reportRender } from './report-render.mjs';
+import { describeSeaRow, seaRows } from './single-executable.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // The package's bin, what `spinup` runs once installed (dist/cli/bin.js is the same CLI behind an
@@ -73,6 +75,13 @@ async function main() {
     return;
   }
   mkdirSync(dir, { recursive: true });
+  if (only === 'sea') {
+    const sea = await seaRows({ root: ROOT, bin: BIN, log: coldStartLog(), runs: coldRuns });
+    writeFileSync(out, `${JSON.stringify({ when: new Date().toISOString(), machine: machine(), command: `node test/bench/run.mjs ${args.join(' ')}`, sea }, null, 2)}\n`);
+    console.log(describeSeaRow(sea));
+    say(`\nwritten ${out}`);
+    return;
+  }
   const big = await ensureLog(size);
   const small = await ensureLog(smallSize);
   const rg = spawnSync('rg', ['--version']).status === 0;
@@ -188,8 +197,7 @@ async function main() {
   });
 
   say('cold start');
-  const smallLog = join(dir, 'cold-start.log');
-  writeFileSync(smallLog, firstBytes(join(ROOT, 'fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log'), 1024));
+  const smallLog = coldStartLog();
   const coldNode = [];
   const coldWatch = [];
   for (let i = 0; i < coldRuns; i++) {
@@ -206,6 +214,9 @@ async function main() {
     watchCpuMs: medianOf(coldWatch, 'cpuMs'),
     nodeCpuMs: medianOf(coldNode, 'cpuMs'),
   };
+
+  say('single executable: size, first start, cold start');
+  const sea = await seaRows({ root: ROOT, bin: BIN, log: smallLog, runs: coldRuns });
 
   say('detection latency (follow mode)');
   const latency = latencyRuns > 0 ? await detectionLatency({ root: ROOT, dir, runs: latencyRuns }) : [];
@@ -226,6 +237,7 @@ async function main() {
     replay: { runs: 5, medianMs: round(replay.medianMs), summary: replay.value },
     replayMany: { runs, logs: corpus.logs, medianMs: round(replayMany.medianMs), cpuMs: round(replayMany.cpuMs), peakRssMb: round(replayMany.rssKb / 1024), summary: replayMany.value },
     coldStart,
+    sea,
     latency,
     group,
     report,
@@ -385,6 +397,13 @@ function ensurePrecompiled() {
   if (made.status !== 0) throw new Error('precompiling the shipped packs failed');
 }
 
+/** Row g's log (and row h's): the first KB of a short ready start. */
+function coldStartLog() {
+  const log = join(dir, 'cold-start.log');
+  writeFileSync(log, firstBytes(join(ROOT, 'fixtures/sglang/09-tp4-l4-qwq32b-ready-health-polls.log'), 1024));
+  return log;
+}
+
 /** The first lines of a log, each cut to 200 characters (its launch line is 3 KB), about `bytes` long. */
 function firstBytes(file, bytes) {
   let out = '';
@@ -422,6 +441,7 @@ function printTable(results) {
   const many = results.replayMany;
   console.log(`(f) spinup replay ${many.logs} logs         ${(many.medianMs / 1000).toFixed(2)} s wall, ${(many.cpuMs / 1000).toFixed(2)} s cpu, median of ${many.runs} (${many.summary}), peak RSS ${many.peakRssMb.toFixed(0)} MB`);
   console.log(`(g) cold start watch --no-follow  ${results.coldStart.watchMedianMs.toFixed(0)} ms median of ${results.coldStart.runs} on a ${results.coldStart.logBytes}-byte log; node -e 0: ${results.coldStart.nodeMedianMs.toFixed(0)} ms; CPU ${results.coldStart.watchCpuMs ?? '?'} ms vs ${results.coldStart.nodeCpuMs ?? '?'} ms`);
+  console.log(describeSeaRow(results.sea));
   console.log(results.report ? describeRow(results.report) : 'report render: skipped (no .tools/chromium; bash scripts/fetch-tools.sh fetches it)');
   for (const row of results.group ?? []) console.log(describeGroupRow(row));
   for (const l of results.latency) {

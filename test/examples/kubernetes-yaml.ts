@@ -28,6 +28,8 @@ const container: Shape = {
   livenessProbe: probe,
   resources: { limits: 'map', requests: 'map' },
   volumeMounts: [{ name: 'string', mountPath: 'string', readOnly: 'boolean' }],
+  // Only on an init container: Always makes it a native sidecar (Kubernetes 1.29+).
+  restartPolicy: 'string',
 };
 
 const metadata: Shape = { name: 'string', namespace: 'string', labels: 'map', annotations: 'map' };
@@ -35,6 +37,7 @@ const metadata: Shape = { name: 'string', namespace: 'string', labels: 'map', an
 const podTemplate: Shape = {
   metadata: { labels: 'map', annotations: 'map' },
   spec: {
+    initContainers: [container],
     containers: [container],
     volumes: [{ name: 'string', emptyDir: { medium: 'string', sizeLimit: 'string' } }],
     terminationGracePeriodSeconds: 'number',

@@ -12,11 +12,14 @@ import { STAGES } from '../../src/core/vocabulary.js';
 import { FAMILIES, loadPack } from '../../src/pack/load-pack.js';
 import { repoRoot } from '../helpers/run-main.js';
 import { SHAPES, strictProblems } from './kubernetes-yaml.js';
+import { readSpinupImage } from './spinup-image.js';
 
 // examples/leaderworkerset/ and examples/slurm/ checked offline: every field is one the API knows,
 // and each node's command line, with the variables LWS or Slurm fill in, is a spinup run that
 // plays the right part (the leader the head of a group of `size`, the workers pushing to it).
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// Where the spinup image's entrypoint copies the executable (examples/kubernetes/image/Dockerfile).
+const EXECUTABLE = readSpinupImage(repoRoot).entrypoint.at(-1)!;
 const PACKS = FAMILIES.map((f) => loadPack(f));
 const scratch = mkdtempSync(join(tmpdir(), 'spinup-examples-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -33,9 +36,10 @@ function expand(command: string[], env: Record<string, string>): string[] {
   return command.map((arg) => arg.replace(/\$\(([A-Z_]+)\)/g, (_, name: string) => env[name] ?? `$(${name})`));
 }
 
-function runOf(argv: string[]): RunOptions {
-  const [program, command, ...rest] = argv;
-  expect([program, command]).toEqual(['spinup', 'run']);
+/** A node's spinup run: `spinup` on the PATH (Slurm), or the executable an init container copied into the pod (LWS). */
+function runOf(argv: string[], program = 'spinup'): RunOptions {
+  const [given, command, ...rest] = argv;
+  expect([given, command]).toEqual([program, 'run']);
   const parsed = parseRunArgs(rest);
   if (parsed.kind !== 'run') throw new Error(`not a valid spinup run: ${JSON.stringify(parsed)}`);
   return parsed.options;
@@ -65,7 +69,14 @@ describe('examples/leaderworkerset', () => {
     expect(tokenRef(worker)).toEqual(tokenRef(leader));
     const env = { ...lws, SPINUP_GROUP_TOKEN: 'from-the-secret' };
 
-    const head = runOf(expand(leader.command, lws));
+    // Stock server images: spinup is copied into each pod (the init container of kubernetes.test.ts's checks).
+    for (const template of [leaderTemplate, workerTemplate]) {
+      expect(template.spec.containers[0].image).toMatch(/^(vllm\/vllm-openai|lmsysorg\/sglang):/);
+      expect(template.spec.initContainers).toEqual([{ name: 'spinup', image: expect.stringMatching(/\/spinup:\d+\.\d+\.\d+$/), volumeMounts: [{ name: 'spinup', mountPath: '/opt/spinup' }] }]);
+      expect(template.spec.volumes).toContainEqual({ name: 'spinup', emptyDir: {} });
+      expect(template.spec.containers[0].volumeMounts).toContainEqual({ name: 'spinup', mountPath: '/opt/spinup', readOnly: true });
+    }
+    const head = runOf(expand(leader.command, lws), EXECUTABLE);
     expect(familyFromCommand({ command: head.command, args: head.args, packs: PACKS })).toBe(family);
     // The size from the server's own --nnodes (LWS's variable filled in), as its log will say it.
     expect(groupRole(head.group, head.listen, env, head.args)).toEqual({ role: 'head', expected: { size, from: 'command' }, token: 'from-the-secret', heartbeatMs: 5_000 });
@@ -73,7 +84,7 @@ describe('examples/leaderworkerset', () => {
     expect(head.args.join(' ')).toContain(`--nnodes ${size} --node-rank 0`);
 
     for (let rank = 1; rank < size; rank++) {
-      const follower = runOf(expand(worker.command, { ...lws, LWS_WORKER_INDEX: String(rank) }));
+      const follower = runOf(expand(worker.command, { ...lws, LWS_WORKER_INDEX: String(rank) }), EXECUTABLE);
       expect(familyFromCommand({ command: follower.command, args: follower.args, packs: PACKS })).toBe(family);
       expect(groupRole(follower.group, follower.listen, env, follower.args)).toEqual({ role: 'follower', leader: `http://${leaderAddress}:${head.listen!.port}`, node: rank, token: 'from-the-secret', heartbeatMs: 5_000 });
       expect(follower.args.join(' ')).toContain(`--nnodes ${size} --node-rank ${rank}`);
