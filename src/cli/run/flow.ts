@@ -7,7 +7,7 @@ import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
 import type { Session } from '../../core/session.js';
-import type { Child } from '../../io/child-process.js';
+import type { Child, StopReport } from '../../io/child-process.js';
 import { describeExit } from '../../io/supervise/exit.js';
 import type { Decision } from '../../io/supervise/decision.js';
 import { Supervisor } from '../../io/supervise/supervisor.js';
@@ -176,15 +176,25 @@ class Flow {
     }
     const grace = formatDuration(options.graceMs);
     const members = child.groupMembers();
-    this.reporter.note(`stopping the server: SIGTERM to process group ${child.pgid} (pids ${members.join(' ')}), SIGKILL after ${grace}`, { type: 'stopping', signal: 'SIGTERM', pgid: child.pgid, pids: members, grace_ms: options.graceMs });
+    const outsiders = child.outsiders();
+    const also = outsiders.length > 0 ? ` and to ${outsiders.length} that left it (${namePids(outsiders)})` : '';
+    this.reporter.note(`stopping the server: SIGTERM to process group ${child.pgid} (pids ${members.join(' ')})${also}, SIGKILL after ${grace}`, { type: 'stopping', signal: 'SIGTERM', pgid: child.pgid, pids: members, outside_group: outsiders.map(({ pid, comm }) => ({ pid, command: comm })), grace_ms: options.graceMs });
     const report = await this.supervisor.stop(options.graceMs);
     this.stopped(report.escalated ? `SIGTERM was not enough within ${grace}: killed with SIGKILL` : 'the server stopped on SIGTERM', report, report.escalated);
   }
 
-  private stopped(how: string, report: { escalated: boolean; survivors: number[] }, important: boolean): void {
-    const left = report.survivors.length > 0 ? `; still alive after SIGKILL (uninterruptible sleep?): pids ${report.survivors.join(' ')}` : '';
-    this.reporter.note(`${how}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors }, important || left !== '');
+  private stopped(how: string, report: StopReport, important: boolean): void {
+    const outside = report.outsiders.length > 0 ? `, with ${report.outsiders.length} of its processes outside its group (${namePids(report.outsiders)})` : '';
+    const survivors = report.survivors.map((pid) => ({ pid, comm: report.commands[pid] ?? '?' }));
+    const left = survivors.length > 0 ? `; would not stop, still alive after SIGKILL (uninterruptible sleep, or not ours to kill): ${namePids(survivors)}` : '';
+    const outsideGroup = report.outsiders.map(({ pid, comm }) => ({ pid, command: comm }));
+    this.reporter.note(`${how}${outside}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors, outside_group: outsideGroup }, important || left !== '');
   }
+}
+
+/** `812 (ray::Worker), 813 (sleep)`: pids a person can look up, with what they run. */
+function namePids(processes: Array<{ pid: number; comm: string }>): string {
+  return processes.map(({ pid, comm }) => `${pid} (${comm})`).join(', ');
 }
 
 async function writeAndDrain(stream: Writable, bytes: Buffer): Promise<void> {
