@@ -144,15 +144,18 @@ export class ProcessTree {
    * reparented and reaped between two samples leaves its credit with the old parent: a small undercount.)
    */
   private forgetGone(table: Map<number, ProcStat>): void {
-    for (const [pid, known] of this.known) {
-      // Still there (a zombie too: not reaped yet, its parent's counters do not hold it).
-      if (isSame(table.get(pid), known)) continue;
+    // Still there (a zombie too: not reaped yet, its parent's counters do not hold it) or gone.
+    const gone = [...this.known].filter(([pid, known]) => !isSame(table.get(pid), known));
+    // Children before their parents (a child starts later), so a credit is passed on up before its holder goes.
+    gone.sort(([pidA, a], [pidB, b]) => b.startTicks - a.startTicks || pidB - pidA);
+    for (const [pid, known] of gone) {
       this.known.delete(pid);
       const parent = this.known.get(known.ppid);
       if (!parent) continue;
-      parent.credit.read += known.read;
-      parent.credit.written += known.written;
-      parent.credit.cpuTicks += known.cpuTicks;
+      // Its final counters hold what it reaped too, and of that the credit part was already summed.
+      parent.credit.read += known.read + known.credit.read;
+      parent.credit.written += known.written + known.credit.written;
+      parent.credit.cpuTicks += known.cpuTicks + known.credit.cpuTicks;
     }
   }
 }

@@ -8,6 +8,7 @@ import { useColor, write, type Io } from '../io-context.js';
 import { historyFlagsHelp, startMemory, type StartMemory } from '../history-flags.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { listenHelp, packsOption } from '../options.js';
+import { silenceHelp } from '../silence-options.js';
 import { outliveHangup } from '../outlive-hangup.js';
 import { familyFromCommand } from '../run/family.js';
 import { modelFromCommand } from '../run/model.js';
@@ -50,6 +51,7 @@ Options:
   --keep-on-fail      leave the server running on FAILED/STALLED, to inspect it (py-spy dump)
   --stall DURATION    one stall budget for every stage (default: the pack's, per stage)
   --timeout DURATION  STALLED when there is no verdict this long after the launch
+${silenceHelp}
   --json              one JSON event per line on stdout; the server's lines go to the log only
   -q, --quiet         do not echo the server's lines; print only the verdict
 ${historyFlagsHelp}

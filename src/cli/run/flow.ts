@@ -19,6 +19,9 @@ import type { RunLog } from './log-file.js';
 import type { RunOptions } from './options.js';
 import type { RunFacts, RunReporter } from './reporter.js';
 import { runThen } from './then.js';
+import { modelFromCommand } from './model.js';
+import { checkpointBytes } from '../../io/checkpoint-size.js';
+import { trackerOf } from '../../history/start-tracker.js';
 import type { GroupHead } from './group-head.js';
 
 /** After a FAILED verdict from the log, how long the server may take to exit by itself before SIGTERM. */
@@ -72,6 +75,13 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
     },
     health: options.health ? { url: options.health, waitMs: options.healthWaitMs } : undefined,
     timeoutMs: options.timeoutMs,
+    activity: {
+      tree: child.tree,
+      limits: options.silence,
+      checkpointBytes: () => checkpointBytes(trackerOf(ctx.session)?.startFacts.model ?? modelFromCommand(options.args), io.env),
+      onProgress: (progress, final) => reporter.loadProgress(progress, final),
+      onUnreadable: (processes) => reporter.note(`cannot read the activity of ${processes.map(({ pid, comm }) => `${pid} (${comm})`).join(', ')} (not ours); a silent log is judged without them`, { type: 'activity_unreadable', pids: processes.map(({ pid }) => pid) }),
+    },
     signal: io.signal,
   });
   void ctx.groupReady?.then((verdict) => supervisor.groupReady(verdict));

@@ -6,7 +6,7 @@
  * The loop reads on after the verdict (the watch after READY, the server's last words after
  * Ctrl-C) until the supervisor closes. Never prints: everything is handed to the caller's callbacks.
  */
-import type { Verdict } from '../../core/events.js';
+import type { LogLine, Verdict } from '../../core/events.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import type { Child, ChildExit, StopReport } from '../child-process.js';
 import type { ProbeResult } from '../health-probe.js';
@@ -15,7 +15,8 @@ import { AfterReadyWatch } from './after-ready.js';
 import type { DecidedBy, Decision, Outcome } from './decision.js';
 import { exitAfterReadyVerdict, exitSignal, exitVerdict } from './exit.js';
 import { HealthGate } from './health-gate.js';
-import { timeoutVerdict } from './verdicts.js';
+import { activityStallVerdict, timeoutVerdict } from './verdicts.js';
+import { ActivityWatch, type ActivityOptions } from './activity-watch.js';
 import { MergedOutput } from './merged-output.js';
 import { interruptGroup, releaseChild, within } from './stop.js';
 import { systemClock, type WallClock } from '../wall-clock.js';
@@ -34,6 +35,8 @@ export interface SupervisorOptions {
   health?: { url: string; intervalMs?: number; waitMs: number };
   /** No verdict within this long after the launch: STALLED. */
   timeoutMs?: number;
+  /** Judge a silent log by what the server's processes do (Linux /proc); absent: by the log alone. */
+  activity?: ActivityOptions;
   tickMs?: number;
   signal?: AbortSignal;
   /** Wall time for the session and the deciders; default the system clock. */
@@ -71,17 +74,24 @@ export class Supervisor implements LoopDecider {
   /** The loop read the child's output to its end (or the supervisor closed). */
   private readonly outputEnded: Promise<void>;
   private readonly unfollow: () => void;
+  private readonly activity: ActivityWatch | undefined;
+  /** Wall time of the last line that counts against silence (heartbeats do not), or of the launch. */
+  private lastLineWall: number;
+  private lastLineSeen: LogLine | undefined;
 
   constructor(private readonly options: SupervisorOptions) {
     this.clock = options.clock ?? systemClock;
     this.startedAt = this.clock.now();
+    this.lastLineWall = this.startedAt;
+    this.activity = options.activity ? new ActivityWatch(options.activity) : undefined;
     const { child } = options;
     // Every line the session reads also goes to the after-ready watch (once READY) and is counted: the
     // session's own line hook, so feeding the session is all a driver does with a line.
     this.unfollow = options.session.observe({
       events: () => {},
-      line: (raw, _session, where) => {
+      line: (raw, session, where) => {
         this.lines++;
+        this.noteLine(session, where.wall);
         this.afterReady?.push(raw, { lineNo: where.lineNo, wall: where.wall });
       },
     });
@@ -130,6 +140,24 @@ export class Supervisor implements LoopDecider {
     if (timeoutMs !== undefined && wall - this.startedAt >= timeoutMs && (this.phase === 'startup' || this.phase === 'health-wait')) {
       this.decide(timeoutVerdict({ session: this.options.session, timeoutMs, elapsedMs: wall - this.startedAt }), 'timeout');
     }
+    this.judgeActivity(wall);
+  }
+
+  /** Before a verdict, a silent log is judged by what the process tree does meanwhile. */
+  private judgeActivity(wall: number): void {
+    if (!this.activity || this.phase !== 'startup' || this.exit) return;
+    const { session } = this.options;
+    const stall = this.activity.tick(wall, session.classifier?.state.stage ?? 'none', this.lastLineWall);
+    if (stall) this.decide(activityStallVerdict({ session, stall, elapsedMs: wall - this.startedAt }), 'activity');
+  }
+
+  /** A line counts against silence as the classifier counts it: heartbeats do not, anything before a family does. */
+  private noteLine(session: Session, wall: number | undefined): void {
+    const state = session.classifier?.state;
+    // The classifier sets lastLine for every line it reads, lastActivityAt (to the line's time) for a sign of life.
+    const heartbeat = state !== undefined && (state.lastLine === this.lastLineSeen || state.lastActivityAt !== state.lastLine?.at);
+    this.lastLineSeen = state?.lastLine;
+    if (!heartbeat) this.lastLineWall = wall ?? this.clock.now();
   }
 
   /** Ctrl-C, told by the loop (which reads on: the server's last words still go to the log). */
@@ -238,6 +266,7 @@ export class Supervisor implements LoopDecider {
   }
 
   private decide(verdict: Verdict, by: DecidedBy, extra: Partial<Decision> = {}): void {
+    if (this.settle) this.activity?.finish(this.clock.now());
     if (verdict.verdict === 'ready' && this.settle) this.readyDecidedAt = this.clock.now();
     this.resolve({ kind: 'decided', decision: { verdict, by, exit: this.exit, health: this.health?.latest, ...extra } });
   }
