@@ -84,6 +84,16 @@ export class ActivityJudge {
     if (activity === 'spinning') this.lastCpuAt = sample.wall;
   }
 
+  /**
+   * The tree could not be seen whole at `wall` (a process not ours, or none left): no silence is held against
+   * it, and the next sample starts afresh.
+   */
+  blind(wall: number): void {
+    this.previous = undefined;
+    this.lastIoAt = this.lastCpuAt = wall;
+    this.latestActivity = undefined;
+  }
+
   /** What the tree did in the latest interval; undefined before two samples. */
   get activity(): TreeActivity | undefined {
     return this.latestActivity;

@@ -134,6 +134,28 @@ export function listGroupMembers(pgid: number): number[] {
   return members.sort((a, b) => a - b);
 }
 
+/**
+ * The server a sidecar looks for by its command line (`--pid-of sglang.launch_server`): of the processes whose
+ * command line contains `pattern`, the oldest whose parent is not one of them (a launcher, not its workers).
+ * Ours and our ancestors' are left out (their command lines hold the pattern too).
+ */
+export function findProcessByCommand(pattern: string): ProcStat | undefined {
+  const ours = new Set<number>();
+  for (let pid: number | undefined = process.pid; pid !== undefined && pid > 1 && !ours.has(pid); pid = readProcStat(pid)?.ppid) ours.add(pid);
+  const matching = listProcStats().filter((stat) => stat.state !== 'Z' && !ours.has(stat.pid) && commandLine(stat.pid)?.includes(pattern));
+  const pids = new Set(matching.map((stat) => stat.pid));
+  return matching.filter((stat) => !pids.has(stat.ppid)).sort((a, b) => a.startTicks - b.startTicks || a.pid - b.pid)[0];
+}
+
+/** `/proc/<pid>/cmdline` with its NULs as spaces; undefined when gone. */
+export function commandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').replace(/\0+$/, '').replaceAll('\0', ' ');
+  } catch {
+    return undefined;
+  }
+}
+
 /** The process group of this process, so that nobody signals it by mistake. */
 export function ownProcessGroup(): number | undefined {
   return readProcStat(process.pid)?.pgid;

@@ -24,6 +24,13 @@ import { historyFlags, historyFlagsHelp, startMemory, type StartMemory } from '.
 import { systemClock } from '../../io/wall-clock.js';
 import { groupOptionsHelp, isGroupWatch } from '../watch-group-args.js';
 import { parseOptions } from '../parse-options.js';
+import type { SilenceLimits } from '../../core/activity.js';
+import { describeLoadProgress, type LoadProgress } from '../../core/load-progress.js';
+import { trackerOf } from '../../history/start-tracker.js';
+import { checkpointBytes } from '../../io/checkpoint-size.js';
+import { isProcessAlive } from '../../io/process-table.js';
+import { ProcessWatch, type ProcessTarget } from '../../io/process-watch.js';
+import { silenceHelp, silenceLimits, silenceParseOptions } from '../silence-options.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
        spinup watch [options] FILE FILE... | --node R=SOURCE... | --srun SOURCE
@@ -43,6 +50,11 @@ Options:
   --from-end          start at the end of FILE instead of its beginning
   --stall DURATION    one stall budget for every stage (default: the pack's per stage)
   --timeout DURATION  give up after this much wall time, in every mode (exit 2)
+  --pid PID           the server's process on this host: a silent log is judged by what its
+                      processes do, as under 'spinup run' (--idle, --spin; Linux /proc)
+  --pid-of PATTERN    the same, for the oldest process whose command line holds PATTERN
+                      (a sidecar with shareProcessNamespace: true); waits for it to appear
+${silenceHelp}
   --json              one JSON event per line: family, stage, progress, warning, verdict
   --quiet             print only the verdict
 ${listenHelp}
@@ -55,8 +67,8 @@ A lost terminal (SSH hang-up) does not stop spinup watch, nor does a reader of i
 that goes away (| head -1): it goes on to the verdict and exits with its code.
 
 Exit: 0 ready · 1 failed · 2 stalled (or --timeout) · 3 input ended with no verdict
-      64 usage · 66 file not found or not a log file (--no-follow) · 69 --listen port in use
-      78 invalid pack · 130 interrupted`;
+      64 usage · 66 file not found or not a log file (--no-follow), or no process --pid
+      69 --listen port in use · 78 invalid pack · 130 interrupted`;
 
 export async function watchCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseOptions({
@@ -68,6 +80,9 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       'from-end': { type: 'boolean' },
       stall: { type: 'string' },
       timeout: { type: 'string' },
+      pid: { type: 'string' },
+      'pid-of': { type: 'string' },
+      ...silenceParseOptions,
       json: { type: 'boolean' },
       quiet: { type: 'boolean', short: 'q' },
       listen: { type: 'string' },
@@ -85,6 +100,9 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   if (values.help) {
     io.stdout.write(`${watchHelp}\n`);
     return EXIT.ok;
+  }
+  if (isGroupWatch(positionals, values) && (values.pid !== undefined || values['pid-of'] !== undefined)) {
+    throw new UsageError('--pid and --pid-of watch the server of one log, not a group');
   }
   if (isGroupWatch(positionals, values)) {
     // The nodes of one start: loaded only for a group, which a one-log watch never pays for.
@@ -111,6 +129,9 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('name a log FILE to watch, or - for stdin');
   const target = positionals[0]!;
   const follow = !values['no-follow'];
+  const processTarget = processTargetOption(values.pid, values['pid-of']);
+  if (processTarget && !follow) throw new UsageError('--pid and --pid-of need a live log: follow FILE or read stdin, without --no-follow');
+  const silence = silenceLimits(values);
   if (values['from-end'] && (!follow || target === '-')) throw new UsageError('--from-end only applies when following a FILE');
   const stallOverrideMs = durationOption('stall', values.stall);
   const timeoutMs = durationOption('timeout', values.timeout);
@@ -127,7 +148,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs });
+    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, process: processTarget ? { target: processTarget, silence } : undefined });
     return code;
   } finally {
     await status.close(code);
@@ -144,13 +165,34 @@ interface WatchContext {
   memory: StartMemory;
   reporter: LiveReporter;
   timeoutMs: number | undefined;
+  /** --pid / --pid-of: the server's processes, judged beside the log. */
+  process?: { target: ProcessTarget; silence: SilenceLimits };
 }
 
-async function watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs }: WatchContext): Promise<number> {
+async function watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, process: watched }: WatchContext): Promise<number> {
   const live = follow || target === '-';
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
   io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  // A stall the processes show ends the loop as Ctrl-C would, with that verdict.
+  const stalled = new AbortController();
+  let activityVerdict: Verdict | undefined;
+  const processWatch = watched
+    ? new ProcessWatch({
+        target: watched.target,
+        session,
+        limits: watched.silence,
+        startedAt: systemClock.now(),
+        checkpointBytes: () => checkpointBytes(trackerOf(session)?.startFacts.model, io.env),
+        onStall: (verdict) => {
+          activityVerdict = verdict;
+          stalled.abort();
+        },
+        onProgress: progressNotices(reporter),
+        onNote: (detail) => reporter.notice({ type: 'process', detail }),
+      })
+    : undefined;
+  const loopSignal = io.signal ? AbortSignal.any([io.signal, stalled.signal]) : stalled.signal;
   const pipe = path === undefined && io.stdinFd !== undefined && isPipe(io.stdinFd) ? pipeSource(io.stdinFd, { signal: stop.signal }) : undefined;
   const bytes = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : (pipe ?? streamSource(io.stdin));
   const source = decodeInput(bytes, path ? target : 'stdin');
@@ -166,7 +208,8 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
       stopAtVerdict: live && !(target === '-' && !follow),
       liveAfterCatchUp: Boolean(path) && follow,
       timeoutMs,
-      signal: io.signal,
+      signal: loopSignal,
+      deciders: processWatch ? [processWatch] : [],
       onEvents: (events) => reporter.events(events),
       // The file as the user named it (`server.log`), like tail -F says it.
       onNotice: (given) => {
@@ -184,6 +227,7 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
     }
     throw error;
   } finally {
+    processWatch?.close();
     hangup();
     clearInterval(ticker);
     stop.abort();
@@ -191,7 +235,42 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
     // source closes its own when the loop lets go of it).
     if (!path && !pipe) io.stdin.destroy();
   }
+  if (activityVerdict && result.end === 'interrupted' && !io.signal?.aborted) return settle(activityVerdict, { reporter, memory });
   return finish({ result, reporter, session, timeoutMs, memory, color: useColor(io, 'stdout') });
+}
+
+/** A verdict decided beside the log (the processes' activity): reported, recorded, its exit code. */
+function settle(verdict: Verdict, { reporter, memory }: { reporter: LiveReporter; memory: StartMemory }): number {
+  // As the log's verdicts reach them: an event (JSON, the status API), then the verdict (the text block).
+  reporter.events([{ type: 'verdict', verdict }]);
+  reporter.verdict(verdict);
+  const unrecorded = memory.record(verdict);
+  if (unrecorded) reporter.notice({ type: 'history', detail: unrecorded });
+  return exitCodeFor(verdict.verdict);
+}
+
+/** A silent load's progress as notices: every 30 s, and its final count. */
+function progressNotices(reporter: LiveReporter): (progress: LoadProgress, final: boolean) => void {
+  let shownAt: number | undefined;
+  return (progress, final) => {
+    const now = systemClock.now();
+    if (!final && shownAt !== undefined && now - shownAt < 30_000) return;
+    shownAt = now;
+    reporter.notice({ type: 'load_progress', detail: `load_weights: ${describeLoadProgress(progress)} (the server's processes, from /proc)` });
+  };
+}
+
+/** `--pid PID` (a live process, or exit 66) or `--pid-of PATTERN`; not both. */
+function processTargetOption(pid: string | undefined, pattern: string | undefined): ProcessTarget | undefined {
+  if (pid !== undefined && pattern !== undefined) throw new UsageError('give --pid or --pid-of, not both');
+  if (pattern !== undefined) {
+    if (pattern.trim() === '') throw new UsageError('--pid-of wants a part of the server\'s command line, e.g. --pid-of sglang.launch_server');
+    return { pattern };
+  }
+  if (pid === undefined) return undefined;
+  if (!/^\d+$/.test(pid) || Number(pid) <= 0) throw new UsageError(`--pid wants a process id, not "${pid}"`);
+  if (!isProcessAlive(Number(pid))) throw new InputError(`--pid ${pid}: no such process on this host`);
+  return { pid: Number(pid) };
 }
 
 function finish({ result, reporter, session, timeoutMs, memory, color }: { result: LoopResult; reporter: LiveReporter; session: StartMemory['session']; timeoutMs: number | undefined; memory: StartMemory; color: boolean }): number {

@@ -53,6 +53,9 @@ export function noticeText(notice: SourceNotice): string {
       return `${path}: ${notice.detail ?? 'decoded'}`;
     case 'damaged':
       return `${path} is damaged: ${notice.detail ?? 'it cannot be read whole'}`;
+    case 'process':
+    case 'load_progress':
+      return notice.detail ?? notice.type;
     case 'unreadable':
       return `cannot read ${path}${notice.detail ? `: ${notice.detail}` : ''}; retrying`;
     default:

@@ -4,6 +4,8 @@
  * into progress against the checkpoint's size.
  */
 import { ActivityJudge, type ActivityStall, type SilenceLimits } from '../../core/activity.js';
+import type { LogLine } from '../../core/events.js';
+import type { Session } from '../../core/session.js';
 import { loadProgress, type LoadProgress } from '../../core/load-progress.js';
 import type { Stage } from '../../core/vocabulary.js';
 import { ActivitySampler } from '../activity-sampler.js';
@@ -32,10 +34,26 @@ export class ActivityWatch {
   private recent: TreeSample[] = [];
   private load: { fromBytes: number; totalBytes: number | undefined } | undefined;
   private toldUnreadable = false;
+  /** Wall time of the last line that counts against silence (heartbeats do not), or of the start. */
+  private lastLineAt: number;
+  private lastLineSeen: LogLine | undefined;
 
-  constructor(private readonly options: ActivityOptions) {
+  constructor(
+    private readonly options: ActivityOptions,
+    startedAt: number,
+  ) {
     this.sampler = new ActivitySampler(options.tree, options.sampleMs);
     this.judge = new ActivityJudge(options.limits);
+    this.lastLineAt = startedAt;
+  }
+
+  /** After each line the session read: it counts as the classifier counts it (heartbeats do not, lines before a family do). */
+  noteLine(session: Session, wall: number): void {
+    const state = session.classifier?.state;
+    // The classifier sets lastLine for every line it reads, lastActivityAt (to the line's time) for a sign of life.
+    const heartbeat = state !== undefined && (state.lastLine === this.lastLineSeen || state.lastActivityAt !== state.lastLine?.at);
+    this.lastLineSeen = state?.lastLine;
+    if (!heartbeat) this.lastLineAt = wall;
   }
 
   get sampling(): ActivitySampler {
@@ -43,20 +61,27 @@ export class ActivityWatch {
   }
 
   /** Samples when due; a silence the tree does not excuse comes back as a stall. */
-  tick(wall: number, stage: Stage, lastLineAt: number): ActivityStall | undefined {
+  tick(wall: number, stage: Stage): ActivityStall | undefined {
     const sample = this.sampler.maybeSample(wall);
     if (sample) this.take(sample, stage);
-    return this.judge.judge(wall, lastLineAt);
+    return this.judge.judge(wall, this.lastLineAt);
   }
 
   private take(sample: TreeSample, stage: Stage): void {
-    this.judge.push(sample);
-    this.recent.push(sample);
-    while (this.recent.length > 2 && sample.wall - this.recent[1]!.wall >= RATE_WINDOW_MS) this.recent.shift();
     if (sample.unreadable.length > 0 && !this.toldUnreadable) {
       this.toldUnreadable = true;
       this.options.onUnreadable?.(sample.unreadable);
     }
+    // A process whose counters cannot be read may be the one at work: blind, the log alone judges, and
+    // the bytes read are not known either.
+    if (sample.unreadable.length > 0 || sample.processes === 0) {
+      this.judge.blind(sample.wall);
+      this.recent = [];
+      return;
+    }
+    this.judge.push(sample);
+    this.recent.push(sample);
+    while (this.recent.length > 2 && sample.wall - this.recent[1]!.wall >= RATE_WINDOW_MS) this.recent.shift();
     if (stage !== 'load_weights') {
       // The stage is over: what it read in all, once.
       if (this.load) this.tellProgress(sample, true);
@@ -71,8 +96,10 @@ export class ActivityWatch {
   finish(wall: number): void {
     if (!this.load) return;
     const sample = this.sampler.sampleNow(wall);
-    this.recent.push(sample);
-    this.tellProgress(sample, true);
+    if (sample.unreadable.length === 0 && sample.processes > 0) {
+      this.recent.push(sample);
+      this.tellProgress(sample, true);
+    }
     this.load = undefined;
   }
 
@@ -81,6 +108,8 @@ export class ActivityWatch {
     const oldest = this.recent[0]!;
     const seconds = (sample.wall - oldest.wall) / 1000;
     const rate = seconds > 0 ? (sample.readBytes - oldest.readBytes) / seconds : undefined;
+    // One sample gives no rate yet: wait for the second.
+    if (rate === undefined && !final) return;
     this.options.onProgress?.(loadProgress(sample.readBytes - load.fromBytes, load.totalBytes, rate), final);
   }
 

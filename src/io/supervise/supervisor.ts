@@ -6,7 +6,7 @@
  * The loop reads on after the verdict (the watch after READY, the server's last words after
  * Ctrl-C) until the supervisor closes. Never prints: everything is handed to the caller's callbacks.
  */
-import type { LogLine, Verdict } from '../../core/events.js';
+import type { Verdict } from '../../core/events.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import type { Child, ChildExit, StopReport } from '../child-process.js';
 import type { ProbeResult } from '../health-probe.js';
@@ -75,15 +75,11 @@ export class Supervisor implements LoopDecider {
   private readonly outputEnded: Promise<void>;
   private readonly unfollow: () => void;
   private readonly activity: ActivityWatch | undefined;
-  /** Wall time of the last line that counts against silence (heartbeats do not), or of the launch. */
-  private lastLineWall: number;
-  private lastLineSeen: LogLine | undefined;
 
   constructor(private readonly options: SupervisorOptions) {
     this.clock = options.clock ?? systemClock;
     this.startedAt = this.clock.now();
-    this.lastLineWall = this.startedAt;
-    this.activity = options.activity ? new ActivityWatch(options.activity) : undefined;
+    this.activity = options.activity ? new ActivityWatch(options.activity, this.startedAt) : undefined;
     const { child } = options;
     // Every line the session reads also goes to the after-ready watch (once READY) and is counted: the
     // session's own line hook, so feeding the session is all a driver does with a line.
@@ -91,7 +87,7 @@ export class Supervisor implements LoopDecider {
       events: () => {},
       line: (raw, session, where) => {
         this.lines++;
-        this.noteLine(session, where.wall);
+        this.activity?.noteLine(session, where.wall ?? this.clock.now());
         this.afterReady?.push(raw, { lineNo: where.lineNo, wall: where.wall });
       },
     });
@@ -147,17 +143,8 @@ export class Supervisor implements LoopDecider {
   private judgeActivity(wall: number): void {
     if (!this.activity || this.phase !== 'startup' || this.exit) return;
     const { session } = this.options;
-    const stall = this.activity.tick(wall, session.classifier?.state.stage ?? 'none', this.lastLineWall);
+    const stall = this.activity.tick(wall, session.classifier?.state.stage ?? 'none');
     if (stall) this.decide(activityStallVerdict({ session, stall, elapsedMs: wall - this.startedAt }), 'activity');
-  }
-
-  /** A line counts against silence as the classifier counts it: heartbeats do not, anything before a family does. */
-  private noteLine(session: Session, wall: number | undefined): void {
-    const state = session.classifier?.state;
-    // The classifier sets lastLine for every line it reads, lastActivityAt (to the line's time) for a sign of life.
-    const heartbeat = state !== undefined && (state.lastLine === this.lastLineSeen || state.lastActivityAt !== state.lastLine?.at);
-    this.lastLineSeen = state?.lastLine;
-    if (!heartbeat) this.lastLineWall = wall ?? this.clock.now();
   }
 
   /** Ctrl-C, told by the loop (which reads on: the server's last words still go to the log). */
