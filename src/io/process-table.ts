@@ -140,11 +140,17 @@ export function listGroupMembers(pgid: number): number[] {
  * Ours and our ancestors' are left out (their command lines hold the pattern too).
  */
 export function findProcessByCommand(pattern: string): ProcStat | undefined {
-  const ours = new Set<number>();
-  for (let pid: number | undefined = process.pid; pid !== undefined && pid > 1 && !ours.has(pid); pid = readProcStat(pid)?.ppid) ours.add(pid);
+  const ours = ownLineage();
   const matching = listProcStats().filter((stat) => stat.state !== 'Z' && !ours.has(stat.pid) && commandLine(stat.pid)?.includes(pattern));
   const pids = new Set(matching.map((stat) => stat.pid));
   return matching.filter((stat) => !pids.has(stat.ppid)).sort((a, b) => a.startTicks - b.startTicks || a.pid - b.pid)[0];
+}
+
+/** This process and its ancestors up to (not including) PID 1. */
+export function ownLineage(): Set<number> {
+  const lineage = new Set<number>();
+  for (let pid: number | undefined = process.pid; pid !== undefined && pid > 1 && !lineage.has(pid); pid = readProcStat(pid)?.ppid) lineage.add(pid);
+  return lineage;
 }
 
 /** `/proc/<pid>/cmdline` with its NULs as spaces; undefined when gone. */

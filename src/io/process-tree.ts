@@ -40,6 +40,7 @@ export class ProcessTree {
   private readonly known = new Map<number, Known>();
   private totals = { read: 0, written: 0, cpuTicks: 0 };
   private sampled = false;
+  private rootStart: number | undefined;
 
   /**
    * `root` is the server's pid. `countFromZero`: the root started with us (`run`), so all it did counts; a
@@ -94,7 +95,9 @@ export class ProcessTree {
       else children.set(stat.ppid, [stat]);
     }
     const found = new Map<number, ProcStat>();
-    const rootStat = table.find((stat) => stat.pid === this.root && stat.state !== 'Z');
+    // The root once seen is that process: its pid, reused after its death, is another's.
+    const rootStat = table.find((stat) => stat.pid === this.root && stat.state !== 'Z' && (this.rootStart ?? stat.startTicks) === stat.startTicks);
+    this.rootStart ??= rootStat?.startTicks;
     const queue = rootStat ? [rootStat] : [];
     for (const stat of table) if (stat.state !== 'Z' && isSame(stat, this.known.get(stat.pid))) queue.push(stat);
     while (queue.length > 0) {

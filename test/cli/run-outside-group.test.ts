@@ -1,5 +1,6 @@
 // Issue 25 item 4: processes of the server that left its process group (setsid: Ray workers, daemonizing
 // helpers) are stopped with it on FAILED/STALLED, and named; before, they outlived spinup holding its pipes.
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { isAlive, procGroup } from '../io/pid-tracker.js';
 import { OOM_LOG, replayServer, runScratch, runSpinup } from './run-harness.js';
@@ -26,6 +27,20 @@ describe('spinup run: processes that left the process group', () => {
     expect(isAlive(orphan!), 'the process outside the group outlived spinup').toBe(false);
     const stopped = run.events.find((e) => e.type === 'stopped');
     expect(stopped).toMatchObject({ survivors: [], outside_group: [{ pid: orphan, command: 'node' }] });
+  });
+
+  it('a server that points its stdout at /dev/null at once: no other holder of /dev/null is stopped', async () => {
+    // A bystander holding /dev/null (as most daemons do), in no way the server's.
+    const bystander = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 300_000)'], { stdio: 'ignore', detached: true });
+    tracker.track(bystander.pid!);
+    try {
+      const run = await runSpinup({ tracker, dir, args: ['--json', '--timeout', '1s', '--grace', '1s'], server: ['sh', '-c', 'exec >/dev/null 2>&1; exec sleep 30'] });
+      expect(run.code).toBe(2);
+      expect(run.events.find((e) => e.type === 'stopped')).toMatchObject({ outside_group: [] });
+      expect(isAlive(bystander.pid!), 'spinup stopped a process that only shared /dev/null with the server').toBe(true);
+    } finally {
+      bystander.kill('SIGKILL');
+    }
   });
 
   it('says which processes it stopped outside the group, in words', async () => {

@@ -1,7 +1,7 @@
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { OutputQueue, type OutputChunk } from '../output-queue.js';
-import { holdersOf, isProcessAlive, listGroupMembers, readFdLinks, readProcStat, type ProcessRef } from '../process-table.js';
+import { holdersOf, isProcessAlive, listGroupMembers, ownLineage, ownProcessGroup, readFdLinks, readProcStat, type ProcessRef } from '../process-table.js';
 import { ProcessTree } from '../process-tree.js';
 import { signalProcessGroup, terminateGroup, type StopReport } from '../terminate-group.js';
 import { systemClock } from '../wall-clock.js';
@@ -80,8 +80,9 @@ export class SupervisedChild implements Child {
     this.pid = proc.pid ?? 0;
     this.pgid = this.pid;
     this.tree = new ProcessTree(this.pid, true);
-    // spawn returns once the child exec'd, its fds 1 and 2 in place.
-    this.pipeLinks = new Set(this.pid > 0 ? readFdLinks(this.pid, [1, 2]) : []);
+    // spawn returns once the child exec'd, its fds 1 and 2 in place; but it may already have pointed them
+    // elsewhere (`exec >/dev/null`): only our pipe, never a file that every process holds, names a holder.
+    this.pipeLinks = new Set((this.pid > 0 ? readFdLinks(this.pid, [1, 2]) : []).filter((link) => /^(socket|pipe):\[\d+\]$/.test(link)));
     this.output = new OutputQueue({ highWaterBytes: HIGH_WATER_BYTES, onPressure: (paused) => this.pause(paused) });
     this.exited = new Promise((resolve) => {
       proc.once('exit', (code, signal) => {
@@ -131,7 +132,13 @@ export class SupervisedChild implements Child {
       const stat = readProcStat(pid);
       if (stat && !found.has(pid)) found.set(pid, { pid, comm: stat.comm, startTicks: stat.startTicks });
     }
-    return [...found.values()].filter((ref) => ref.pid !== process.pid && readProcStat(ref.pid)?.pgid !== this.pgid);
+    // Never us, our ancestors or our group (a broken table must not make spinup signal its own shell).
+    const ours = ownLineage();
+    const ownGroup = ownProcessGroup();
+    return [...found.values()].filter((ref) => {
+      const pgid = readProcStat(ref.pid)?.pgid;
+      return !ours.has(ref.pid) && ref.pid > 1 && pgid !== this.pgid && pgid !== ownGroup;
+    });
   }
 
   private async runStop(graceMs: number): Promise<StopReport> {
