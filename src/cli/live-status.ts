@@ -90,6 +90,10 @@ export class LiveStatus implements EventSink {
     this.model.events(events);
   }
 
+  loadProgress(progress: LoadProgress): void {
+    this.model.loadProgress(progress);
+  }
+
   verdict(verdict: Verdict): void {
     this.model.verdict(verdict);
     this.writeState();

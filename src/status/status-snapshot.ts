@@ -31,6 +31,11 @@ export interface StatusSnapshot {
   /** Log time (ms) of the run's first line; null before any line. */
   started_at_ms: number | null;
   progress: { unit: string; current: number; total: number | null; ratio: number | null; rate_per_s: number | null; eta_ms: number | null; label: string | null } | null;
+  /**
+   * A weight load the log is silent about, from the bytes the server's processes read (Linux /proc, under
+   * `run` or `watch --pid`): null in other stages, after the verdict, or without access to the processes.
+   */
+  load_progress: { read_bytes: number; total_bytes: number | null; bytes_per_second: number | null; eta_ms: number | null; text: string } | null;
   /** The stall budget of the current stage and where it came from (pack, --stall, learned, server). */
   budget: Budget | null;
   /** Stages left behind, with the time spent in each (re-entries add up). */

@@ -3,7 +3,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runScratch, runSpinup, server } from './run-harness.js';
+import { apiGet } from '../../src/serve/api-client.js';
+import type { StatusSnapshot } from '../../src/status/status-snapshot.js';
+import { statusLineText } from '../../src/status/status-text.js';
+import { freePort, runScratch, runSpinup, server } from './run-harness.js';
 
 const { tracker, dir } = runScratch();
 const MB = 1 << 20;
@@ -41,6 +44,32 @@ describe('spinup run: a silent log judged by the process tree', () => {
     expect(reading, JSON.stringify(progress)).toBeDefined();
     expect(reading!.bytes_per_second as number).toBeGreaterThan(0);
     expect(reading!.text).toMatch(/^read [\d.]+ [kMG]?B of 50 MB, [\d.]+ [kMG]?B\/s, about \d+s left$/);
+  });
+
+  it('the status API and /metrics carry the load progress while it reads', async () => {
+    const model = modelDir('status-reader');
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    let seen: Promise<[StatusSnapshot, string]> | undefined;
+    const run = await runSpinup({
+      tracker,
+      dir,
+      args: ['--json', '--grace', '2s', '--idle', '3s', '--listen', `127.0.0.1:${port}`],
+      server: server('silent-load.mjs', '--model', model, '--load', 'read', '--size-mb', '48'),
+      onStdout: (text) => {
+        if (seen || !/"type":"load_progress"[^\n]*"bytes_per_second":[1-9]/.test(text)) return;
+        seen = Promise.all([apiGet({ url }, '/v1/status', 5_000).then((r) => JSON.parse(r.body) as StatusSnapshot), apiGet({ url }, '/metrics', 5_000).then((r) => r.body)]);
+      },
+    });
+    expect(run.code).toBe(2);
+    expect(seen, 'no load_progress event with a rate').toBeDefined();
+    const [status, metrics] = await seen!;
+    expect(status.stage).toBe('load_weights');
+    expect(status.load_progress).toMatchObject({ total_bytes: 48 * MB, text: expect.stringMatching(/^read [\d.]+ [kMG]?B of 50 MB/) });
+    expect(status.load_progress!.read_bytes).toBeGreaterThan(0);
+    expect(metrics).toMatch(/^spinup_load_read_bytes\{[^}]*\} [1-9]\d*$/m);
+    expect(metrics).toMatch(new RegExp(`^spinup_load_checkpoint_bytes\\{[^}]*\\} ${48 * MB}$`, 'm'));
+    expect(statusLineText(status)).toMatch(/^load_weights \S+ \(read [\d.]+ [kMG]?B of 50 MB/);
   });
 
   it('a silent sleeper is STALLED after --idle, with the words of the issue', async () => {

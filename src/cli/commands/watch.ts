@@ -148,7 +148,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, process: processTarget ? { target: processTarget, silence } : undefined });
+    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, process: processTarget ? { target: processTarget, silence, status } : undefined });
     return code;
   } finally {
     await status.close(code);
@@ -166,7 +166,7 @@ interface WatchContext {
   reporter: LiveReporter;
   timeoutMs: number | undefined;
   /** --pid / --pid-of: the server's processes, judged beside the log. */
-  process?: { target: ProcessTarget; silence: SilenceLimits };
+  process?: { target: ProcessTarget; silence: SilenceLimits; status: LiveStatus };
 }
 
 async function watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, process: watched }: WatchContext): Promise<number> {
@@ -188,7 +188,7 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
           activityVerdict = verdict;
           stalled.abort();
         },
-        onProgress: progressNotices(reporter),
+        onProgress: progressNotices(reporter, watched.status),
         onNote: (detail) => reporter.notice({ type: 'process', detail }),
       })
     : undefined;
@@ -249,10 +249,11 @@ function settle(verdict: Verdict, { reporter, memory }: { reporter: LiveReporter
   return exitCodeFor(verdict.verdict);
 }
 
-/** A silent load's progress as notices: every 30 s, and its final count. */
-function progressNotices(reporter: LiveReporter): (progress: LoadProgress, final: boolean) => void {
+/** A silent load's progress to the status API, and as notices: every 30 s, and its final count. */
+function progressNotices(reporter: LiveReporter, status: LiveStatus): (progress: LoadProgress, final: boolean) => void {
   let shownAt: number | undefined;
   return (progress, final) => {
+    status.loadProgress(progress);
     const now = systemClock.now();
     if (!final && shownAt !== undefined && now - shownAt < 30_000) return;
     shownAt = now;
