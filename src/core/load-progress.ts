@@ -48,7 +48,8 @@ export function describeLoadProgress(progress: LoadProgress): string {
   const { readBytes, totalBytes, bytesPerSecond, etaMs } = progress;
   const parts = [totalBytes !== undefined ? `read ${formatBytes(readBytes)} of ${formatBytes(totalBytes)}` : `read ${formatBytes(readBytes)}`];
   if (bytesPerSecond !== undefined) parts.push(`${formatBytes(bytesPerSecond)}/s`);
-  if (etaMs !== undefined) parts.push(readBytes >= (totalBytes ?? Infinity) ? 'all of it read once' : `about ${aboutDuration(etaMs)} left`);
+  // Past the size (a file read twice, a tokenizer too), there is no time left to tell.
+  if (etaMs !== undefined && readBytes < (totalBytes ?? 0)) parts.push(`about ${aboutDuration(etaMs)} left`);
   return parts.join(', ');
 }
 
