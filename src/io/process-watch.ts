@@ -13,6 +13,7 @@ import { ProcessTree } from './process-tree.js';
 import { ActivityWatch } from './supervise/activity-watch.js';
 import { activityStallVerdict } from './supervise/verdicts.js';
 import type { LoopDecider } from './watch-loop.js';
+import { systemClock } from './wall-clock.js';
 
 export type ProcessTarget = { pid: number } | { pattern: string };
 
@@ -36,7 +37,7 @@ export class ProcessWatch implements LoopDecider {
   constructor(private readonly options: ProcessWatchOptions) {
     this.unfollow = options.session.observe({
       events: () => {},
-      line: (_raw, session, where) => this.activity?.noteLine(session, where.wall ?? Date.now()),
+      line: (_raw, session, where) => this.activity?.noteLine(session, where.wall ?? systemClock.now()),
     });
   }
 
