@@ -39,7 +39,9 @@ describe('spinup run: processes that left the process group', () => {
       expect(run.events.find((e) => e.type === 'stopped')).toMatchObject({ outside_group: [] });
       expect(isAlive(bystander.pid!), 'spinup stopped a process that only shared /dev/null with the server').toBe(true);
     } finally {
+      const gone = new Promise((resolve) => bystander.once('exit', resolve));
       bystander.kill('SIGKILL');
+      await gone;
     }
   });
 
