@@ -40,13 +40,16 @@ export interface ActivityStall {
   /** How long the log and the tree have been quiet (for `spin`, the log and the I/O). */
   quietMs: number;
   limitMs: number;
+  /** Processes of the tree in uninterruptible sleep at the last sample: a hang in storage or a driver. */
+  inKernelWait?: number;
 }
 
 /** For people: `no log line, no I/O and no CPU for 5m00s in stage load_weights`. */
 export function describeStall(stall: ActivityStall, stage: string): string {
   const quiet = formatDuration(stall.quietMs);
-  if (stall.kind === 'idle') return `no log line, no I/O and no CPU for ${quiet} in stage ${stage}`;
-  return `no log line and no I/O for ${quiet} in stage ${stage}, only CPU: a spin (a hung collective, a busy loop)`;
+  const waits = stall.inKernelWait ? `; ${stall.inKernelWait === 1 ? '1 of its processes waits' : `${stall.inKernelWait} of its processes wait`} in the kernel (D state: storage or a driver)` : '';
+  if (stall.kind === 'idle') return `no log line, no I/O and no CPU for ${quiet} in stage ${stage}${waits}`;
+  return `no log line and no I/O for ${quiet} in stage ${stage}, only CPU: a spin (a hung collective, a busy loop)${waits}`;
 }
 
 /** The activity of one interval, by the floors above; a zero-length interval says nothing (idle). */

@@ -13,9 +13,6 @@ export const DEFAULT_SAMPLE_MS = 1_000;
 export class ActivitySampler {
   private lastAt: number | undefined;
   private intervalMs: number;
-  /** CPU time all samples took, for the bench and the curious. */
-  costMs = 0;
-  samples = 0;
 
   constructor(
     private readonly tree: ProcessTree,
@@ -37,8 +34,6 @@ export class ActivitySampler {
     const sample = this.tree.sample(wall);
     const spent = cpuUsage(before);
     const costMs = (spent.user + spent.system) / 1000;
-    this.costMs += costMs;
-    this.samples++;
     this.intervalMs = Math.max(this.minIntervalMs, costMs / COST_SHARE);
     return sample;
   }

@@ -14,10 +14,11 @@ export interface TreeSample {
   readBytes: number;
   writtenBytes: number;
   cpuMs: number;
-  /** Live processes in the tree, and their threads by state (R running, D waiting on the disk, S sleeping). */
+  /** Live processes in the tree, and their threads. */
   processes: number;
   threads: number;
-  running: number;
+  /** Processes in uninterruptible sleep (D): waiting on storage or a driver, signals cannot reach them. */
+  inKernelWait: number;
   /** Processes whose counters could not be read (another user's): their activity is missing from the sums. */
   unreadable: ProcessRef[];
 }
@@ -58,10 +59,10 @@ export class ProcessTree {
     const members = this.members(table);
     const unreadable: ProcessRef[] = [];
     let threads = 0;
-    let running = 0;
+    let inKernelWait = 0;
     for (const stat of members) {
       threads += stat.threads;
-      if (stat.state === 'R' || stat.state === 'D') running++;
+      if (stat.state === 'D') inKernelWait++;
       const io = readProcIo(stat.pid);
       if (io === undefined) unreadable.push({ pid: stat.pid, comm: stat.comm, startTicks: stat.startTicks });
       this.account(stat, io);
@@ -74,7 +75,7 @@ export class ProcessTree {
       cpuMs: (this.totals.cpuTicks * 1000) / CLOCK_TICKS_PER_SECOND,
       processes: members.length,
       threads,
-      running,
+      inKernelWait,
       unreadable,
     };
   }

@@ -39,6 +39,11 @@ describe('ActivityJudge with the default limits (--idle 5m, --spin 15m)', () => 
     expect(describeStall(stall!, 'load_weights')).toBe('no log line, no I/O and no CPU for 5m00s in stage load_weights');
   });
 
+  it('a tree hung in the kernel (D state: a dead NFS mount, a driver) says so', () => {
+    const stall = { ...judgeAfter(samples(5 * MINUTE, 1_000, {}))!, inKernelWait: 2 };
+    expect(describeStall(stall, 'load_weights')).toBe('no log line, no I/O and no CPU for 5m00s in stage load_weights; 2 of its processes wait in the kernel (D state: storage or a driver)');
+  });
+
   it('a tree reading 1 GB/s is never STALLED by its silence (the stage budget stays the last word)', () => {
     expect(judgeAfter(samples(120 * MINUTE, 1_000, { read: GB }))).toBeUndefined();
   });

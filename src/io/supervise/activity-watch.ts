@@ -56,15 +56,13 @@ export class ActivityWatch {
     if (!heartbeat) this.lastLineAt = wall;
   }
 
-  get sampling(): ActivitySampler {
-    return this.sampler;
-  }
-
   /** Samples when due; a silence the tree does not excuse comes back as a stall. */
   tick(wall: number, stage: Stage): ActivityStall | undefined {
     const sample = this.sampler.maybeSample(wall);
     if (sample) this.take(sample, stage);
-    return this.judge.judge(wall, this.lastLineAt);
+    const stall = this.judge.judge(wall, this.lastLineAt);
+    if (stall && this.recent.length > 0) stall.inKernelWait = this.recent.at(-1)!.inKernelWait;
+    return stall;
   }
 
   private take(sample: TreeSample, stage: Stage): void {
