@@ -15,9 +15,12 @@ export function silenceLimits(values: { idle?: string; spin?: string }): Silence
   };
 }
 
+/** `5m`, `15m`: a default as a person writes it on the command line. */
+const shown = (ms: number): string => formatDuration(ms).replace(/m00s$/, 'm');
+
 export const silenceHelp = `  --idle DURATION     a silent log while the server's processes read, write and compute
-                      nothing: STALLED after this, in any stage (default ${formatDuration(DEFAULT_SILENCE_LIMITS.idleMs)}); a silent
+                      nothing: STALLED after this, in any stage (default ${shown(DEFAULT_SILENCE_LIMITS.idleMs)}); a silent
                       log while they read or write is a slow stage, never a stall before
                       the stage's own budget (Linux /proc; elsewhere the log alone)
   --spin DURATION     a silent log while they burn CPU with no I/O (a hung collective):
-                      STALLED after this (default ${formatDuration(DEFAULT_SILENCE_LIMITS.spinMs)})`;
+                      STALLED after this (default ${shown(DEFAULT_SILENCE_LIMITS.spinMs)})`;

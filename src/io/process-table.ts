@@ -177,6 +177,11 @@ function procPids(): number[] {
   }
 }
 
+/** Whether this host has a Linux /proc to read processes from (not macOS, say). */
+export function procAvailable(): boolean {
+  return !hasNoProc();
+}
+
 let procMissing: boolean | undefined;
 // Without /proc (macOS, say) zombies cannot be told apart and members cannot be listed; degrade to kill(0).
 function hasNoProc(): boolean {

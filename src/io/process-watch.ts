@@ -8,7 +8,7 @@ import type { SilenceLimits } from '../core/activity.js';
 import type { Verdict } from '../core/events.js';
 import type { LoadProgress } from '../core/load-progress.js';
 import type { Session } from '../core/session.js';
-import { findProcessByCommand, readProcStat, type ProcessRef } from './process-table.js';
+import { findProcessByCommand, procAvailable, readProcStat, type ProcessRef } from './process-table.js';
 import { ProcessTree } from './process-tree.js';
 import { ActivityWatch } from './supervise/activity-watch.js';
 import { activityStallVerdict } from './supervise/verdicts.js';
@@ -32,6 +32,7 @@ export interface ProcessWatchOptions {
 export class ProcessWatch implements LoopDecider {
   private activity: ActivityWatch | undefined;
   private stalled = false;
+  private toldNoProc = false;
   private readonly unfollow: () => void;
 
   constructor(private readonly options: ProcessWatchOptions) {
@@ -58,6 +59,11 @@ export class ProcessWatch implements LoopDecider {
   /** The process to watch, once it is there (a sidecar may start before the server). */
   private find(wall: number): ActivityWatch | undefined {
     const { target } = this.options;
+    if (!procAvailable()) {
+      if (!this.toldNoProc) this.options.onNote('no /proc on this host: the log alone judges a silence, as without --pid (--idle and --spin need Linux)');
+      this.toldNoProc = true;
+      return undefined;
+    }
     const stat = 'pid' in target ? readProcStat(target.pid) : findProcessByCommand(target.pattern);
     if (!stat) return undefined;
     const how = 'pid' in target ? `pid ${stat.pid}` : `pid ${stat.pid}, the first whose command line holds "${target.pattern}"`;

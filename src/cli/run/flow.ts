@@ -80,7 +80,7 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
       limits: options.silence,
       checkpointBytes: () => checkpointBytes(trackerOf(ctx.session)?.startFacts.model ?? modelFromCommand(options.args), io.env),
       onProgress: (progress, final) => reporter.loadProgress(progress, final),
-      onUnreadable: (processes) => reporter.note(`cannot read the activity of ${processes.map(({ pid, comm }) => `${pid} (${comm})`).join(', ')} (not ours); a silent log is judged without them`, { type: 'activity_unreadable', pids: processes.map(({ pid }) => pid) }),
+      onUnreadable: (processes) => reporter.note(unreadableText(processes), { type: 'activity_unreadable', pids: processes.map(({ pid }) => pid) }),
     },
     signal: io.signal,
   });
@@ -200,6 +200,12 @@ class Flow {
     const outsideGroup = report.outsiders.map(({ pid, comm }) => ({ pid, command: comm }));
     this.reporter.note(`${how}${outside}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors, outside_group: outsideGroup }, important || left !== '');
   }
+}
+
+/** Said once when the server's processes cannot be seen whole: the log alone judges a silence then. */
+function unreadableText(processes: Array<{ pid: number; comm: string }>): string {
+  if (processes.length === 0) return 'no /proc on this host: a silent log is judged by the log alone (--idle and --spin need Linux)';
+  return `cannot read what ${namePids(processes)} do (not ours); a silent log is judged by the log alone`;
 }
 
 /** `812 (ray::Worker), 813 (sleep)`: pids a person can look up, with what they run. */

@@ -9,7 +9,7 @@ import type { Session } from '../../core/session.js';
 import { loadProgress, type LoadProgress } from '../../core/load-progress.js';
 import type { Stage } from '../../core/vocabulary.js';
 import { ActivitySampler } from '../activity-sampler.js';
-import type { ProcessRef } from '../process-table.js';
+import { procAvailable, type ProcessRef } from '../process-table.js';
 import type { ProcessTree, TreeSample } from '../process-tree.js';
 
 export interface ActivityOptions {
@@ -21,7 +21,7 @@ export interface ActivityOptions {
   checkpointBytes?: () => number | undefined;
   /** Every sample taken in load_weights, with the progress it shows; `final` when the stage or the watch ends. */
   onProgress?: (progress: LoadProgress, final: boolean) => void;
-  /** Once: processes of the tree whose activity cannot be read (another user's). */
+  /** Once: processes of the tree whose activity cannot be read (another user's); empty: no /proc on this host. */
   onUnreadable?: (processes: ProcessRef[]) => void;
 }
 
@@ -66,7 +66,8 @@ export class ActivityWatch {
   }
 
   private take(sample: TreeSample, stage: Stage): void {
-    if (sample.unreadable.length > 0 && !this.toldUnreadable) {
+    const noProc = sample.processes === 0 && !procAvailable();
+    if ((sample.unreadable.length > 0 || noProc) && !this.toldUnreadable) {
       this.toldUnreadable = true;
       this.options.onUnreadable?.(sample.unreadable);
     }
