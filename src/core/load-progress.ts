@@ -23,15 +23,21 @@ const UNITS: Array<[number, string]> = [
   [1e3, 'kB'],
 ];
 
+/** The unit a person reads `bytes` in: `[1e9, 'GB']` for 547 GB. */
+export function byteUnit(bytes: number): [number, string] {
+  return UNITS.find(([size]) => bytes >= size) ?? [1, 'B'];
+}
+
+/** `bytes` in `unit` with three significant digits at most: 547, 1.2, 12. */
+export function inUnit(bytes: number, size: number): number {
+  const value = bytes / size;
+  return value >= 10 ? Math.round(value) : Number(value.toFixed(1));
+}
+
 /** `547 GB`, `1.2 GB`, `830 MB`, `12 B`: three significant digits at most. */
 export function formatBytes(bytes: number): string {
-  for (const [size, unit] of UNITS) {
-    if (bytes >= size) {
-      const value = bytes / size;
-      return `${value >= 10 ? Math.round(value) : Number(value.toFixed(1))} ${unit}`;
-    }
-  }
-  return `${Math.round(bytes)} B`;
+  const [size, unit] = byteUnit(bytes);
+  return `${inUnit(bytes, size)} ${unit}`;
 }
 
 /** The progress from the bytes read, the size and the rate; the ETA counts what is left at that rate. */

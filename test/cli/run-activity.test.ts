@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { apiGet } from '../../src/serve/api-client.js';
 import type { StatusSnapshot } from '../../src/status/status-snapshot.js';
 import { statusLineText } from '../../src/status/status-text.js';
+import { runMain } from '../helpers/run-main.js';
 import { freePort, runScratch, runSpinup, server } from './run-harness.js';
 
 const { tracker, dir } = runScratch();
@@ -70,6 +71,20 @@ describe('spinup run: a silent log judged by the process tree', () => {
     expect(metrics).toMatch(/^spinup_load_read_bytes\{[^}]*\} [1-9]\d*$/m);
     expect(metrics).toMatch(new RegExp(`^spinup_load_checkpoint_bytes\\{[^}]*\\} ${48 * MB}$`, 'm'));
     expect(statusLineText(status)).toMatch(/^load_weights \S+ \(read [\d.]+ [kMG]?B of 50 MB/);
+  });
+
+  it('the history keeps what the load read, and the report draws it on the load_weights bar', async () => {
+    const history = join(dir, 'load-history.jsonl');
+    const { run } = await silentLoad('recorded-reader', 'read', ['--idle', '3s', '--history', history], ['--size-mb', '24', '--chunk-mb', '4']);
+    expect(run.code).toBe(2);
+    const record = JSON.parse(readFileSync(history, 'utf8').trim().split('\n').at(-1)!) as { load?: { read_bytes: number; total_bytes: number } };
+    expect(record.load?.total_bytes).toBe(24 * MB);
+    expect(record.load!.read_bytes).toBeGreaterThanOrEqual(20 * MB);
+    const out = join(dir, 'load-report.html');
+    const report = await runMain(['report', '--history', '--history-file', history, '-o', out], { env: process.env });
+    expect(report.code, report.stderr).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html, html.match(/<polyline class="progress"[^>]*><title>[^<]*<\/title>/)?.[0]).toMatch(/<title>2[1-7]\/25 MB of the checkpoint read \(\/proc\)<\/title>/);
   });
 
   it('a silent sleeper is STALLED after --idle, with the words of the issue', async () => {

@@ -188,7 +188,7 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
           activityVerdict = verdict;
           stalled.abort();
         },
-        onProgress: progressNotices(reporter, watched.status),
+        onProgress: progressNotices(reporter, watched.status, session),
         onNote: (detail) => reporter.notice({ type: 'process', detail }),
       })
     : undefined;
@@ -249,11 +249,12 @@ function settle(verdict: Verdict, { reporter, memory }: { reporter: LiveReporter
   return exitCodeFor(verdict.verdict);
 }
 
-/** A silent load's progress to the status API, and as notices: every 30 s, and its final count. */
-function progressNotices(reporter: LiveReporter, status: LiveStatus): (progress: LoadProgress, final: boolean) => void {
+/** A silent load's progress to the status API and the start's record, and as notices: every 30 s, and its final count. */
+function progressNotices(reporter: LiveReporter, status: LiveStatus, session: StartMemory['session']): (progress: LoadProgress, final: boolean) => void {
   let shownAt: number | undefined;
   return (progress, final) => {
     status.loadProgress(progress);
+    trackerOf(session)?.noteLoad(progress);
     const now = systemClock.now();
     if (!final && shownAt !== undefined && now - shownAt < 30_000) return;
     shownAt = now;

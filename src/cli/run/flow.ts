@@ -79,7 +79,10 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
       tree: child.tree,
       limits: options.silence,
       checkpointBytes: () => checkpointBytes(trackerOf(ctx.session)?.startFacts.model ?? modelFromCommand(options.args), io.env),
-      onProgress: (progress, final) => reporter.loadProgress(progress, final),
+      onProgress: (progress, final) => {
+        trackerOf(ctx.session)?.noteLoad(progress);
+        reporter.loadProgress(progress, final);
+      },
       onUnreadable: (processes) => reporter.note(unreadableText(processes), { type: 'activity_unreadable', pids: processes.map(({ pid }) => pid) }),
     },
     signal: io.signal,
