@@ -11,6 +11,7 @@ import type { Child, StopReport } from '../../io/child-process.js';
 import { describeExit } from '../../io/supervise/exit.js';
 import type { Decision } from '../../io/supervise/decision.js';
 import { Supervisor } from '../../io/supervise/supervisor.js';
+import type { ActivityOptions } from '../../io/supervise/activity-watch.js';
 import { groupAlive } from '../../io/supervise/stop.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import type { StartMemory } from '../history-flags.js';
@@ -75,16 +76,7 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
     },
     health: options.health ? { url: options.health, waitMs: options.healthWaitMs } : undefined,
     timeoutMs: options.timeoutMs,
-    activity: {
-      tree: child.tree,
-      limits: options.silence,
-      checkpointBytes: () => checkpointBytes(trackerOf(ctx.session)?.startFacts.model ?? modelFromCommand(options.args), io.env),
-      onProgress: (progress, final) => {
-        trackerOf(ctx.session)?.noteLoad(progress);
-        reporter.loadProgress(progress, final);
-      },
-      onUnreadable: (processes) => reporter.note(unreadableText(processes), { type: 'activity_unreadable', pids: processes.map(({ pid }) => pid) }),
-    },
+    activity: activityOptions(ctx),
     signal: io.signal,
   });
   void ctx.groupReady?.then((verdict) => supervisor.groupReady(verdict));
@@ -203,6 +195,20 @@ class Flow {
     const outsideGroup = report.outsiders.map(({ pid, comm }) => ({ pid, command: comm }));
     this.reporter.note(`${how}${outside}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors, outside_group: outsideGroup }, important || left !== '');
   }
+}
+
+/** What the supervisor needs to judge a silent log by the server's processes, and where it tells what it sees. */
+function activityOptions({ child, options, session, io, reporter }: RunContext): ActivityOptions {
+  return {
+    tree: child.tree,
+    limits: options.silence,
+    checkpointBytes: () => checkpointBytes(trackerOf(session)?.startFacts.model ?? modelFromCommand(options.args), io.env),
+    onProgress: (progress, final) => {
+      trackerOf(session)?.noteLoad(progress);
+      reporter.loadProgress(progress, final);
+    },
+    onUnreadable: (processes) => reporter.note(unreadableText(processes), { type: 'activity_unreadable', pids: processes.map(({ pid }) => pid) }),
+  };
 }
 
 /** Said once when the server's processes cannot be seen whole: the log alone judges a silence then. */
