@@ -141,10 +141,19 @@ async function launch(options: RunOptions, io: Io, log: RunLog): Promise<Child> 
 async function supervise(child: Child, ctx: Omit<Parameters<typeof superviseRun>[0], 'child' | 'onRelease'>): Promise<number> {
   let released = false;
   const killGroup = (): void => {
+    if (released) return;
     try {
-      if (!released) child.signalGroup('SIGKILL');
+      child.signalGroup('SIGKILL');
     } catch {
       // Nothing of the group is left to kill.
+    }
+    // And what left the group (setsid): found from /proc, synchronously, as an exit handler must.
+    for (const { pid } of child.outsiders()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone, or not ours.
+      }
     }
   };
   // A lost SSH session must not end the supervision of a long start: keep going, the log file gets it all.
