@@ -29,6 +29,17 @@ describe('spinup run: processes that left the process group', () => {
     expect(stopped).toMatchObject({ survivors: [], outside_group: [{ pid: orphan, command: 'node' }] });
   });
 
+  it('a worker left behind by a launcher that exits is remembered from the tree seen before, and stopped', async () => {
+    // No pipe held, its parent gone: only the tree sampled while the server ran knows it was the server's.
+    const script = 'echo "[2025-01-01 00:00:00] server_args=ServerArgs(model_path=x)"; setsid "$0" -e "setTimeout(() => {}, 300000)" </dev/null >/dev/null 2>&1 & echo "orphan pid $!"; sleep 2.5; exit 3';
+    const run = await runSpinup({ tracker, dir, args: ['--json', '--grace', '2s'], server: ['sh', '-c', script, process.execPath] });
+    expect(run.code, run.stderr.text()).toBe(1);
+    expect(run.verdicts[0]).toMatchObject({ verdict: 'failed', cause: 'crash', rule: 'process/exit-code' });
+    const [orphan] = orphansIn(run.logText());
+    expect(run.events.find((e) => e.type === 'stopped')).toMatchObject({ survivors: [], outside_group: [{ pid: orphan, command: 'node' }] });
+    expect(isAlive(orphan!), 'the worker outlived spinup').toBe(false);
+  });
+
   it('a server that points its stdout at /dev/null at once: no other holder of /dev/null is stopped', async () => {
     // A bystander holding /dev/null (as most daemons do), in no way the server's.
     const bystander = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 300_000)'], { stdio: 'ignore', detached: true });
