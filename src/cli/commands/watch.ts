@@ -25,12 +25,8 @@ import { systemClock } from '../../io/wall-clock.js';
 import { groupOptionsHelp, isGroupWatch } from '../watch-group-args.js';
 import { parseOptions } from '../parse-options.js';
 import type { SilenceLimits } from '../../core/activity.js';
-import { describeLoadProgress, type LoadProgress } from '../../core/load-progress.js';
-import { trackerOf } from '../../history/start-tracker.js';
-import { checkpointBytes } from '../../io/checkpoint-size.js';
-import { isProcessAlive } from '../../io/process-table.js';
-import { ProcessWatch, type ProcessTarget } from '../../io/process-watch.js';
 import { silenceHelp, silenceLimits, silenceParseOptions } from '../silence-options.js';
+import { processTargetOption, watchProcess, type ProcessTarget } from '../watch-process.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
        spinup watch [options] FILE FILE... | --node R=SOURCE... | --srun SOURCE
@@ -174,25 +170,7 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
   io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-  // A stall the processes show ends the loop as Ctrl-C would, with that verdict.
-  const stalled = new AbortController();
-  let activityVerdict: Verdict | undefined;
-  const processWatch = watched
-    ? new ProcessWatch({
-        target: watched.target,
-        session,
-        limits: watched.silence,
-        startedAt: systemClock.now(),
-        checkpointBytes: () => checkpointBytes(trackerOf(session)?.startFacts.model, io.env),
-        onStall: (verdict) => {
-          activityVerdict = verdict;
-          stalled.abort();
-        },
-        onProgress: progressNotices(reporter, watched.status, session),
-        onNote: (detail) => reporter.notice({ type: 'process', detail }),
-      })
-    : undefined;
-  const loopSignal = io.signal ? AbortSignal.any([io.signal, stalled.signal]) : stalled.signal;
+  const processWatch = watched ? watchProcess({ ...watched, session, reporter, env: io.env, signal: io.signal }) : undefined;
   const pipe = path === undefined && io.stdinFd !== undefined && isPipe(io.stdinFd) ? pipeSource(io.stdinFd, { signal: stop.signal }) : undefined;
   const bytes = path ? (follow ? followSource(path, { fromEnd: Boolean(values['from-end']), signal: stop.signal }) : fileSource(path)) : (pipe ?? streamSource(io.stdin));
   const source = decodeInput(bytes, path ? target : 'stdin');
@@ -208,8 +186,8 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
       stopAtVerdict: live && !(target === '-' && !follow),
       liveAfterCatchUp: Boolean(path) && follow,
       timeoutMs,
-      signal: loopSignal,
-      deciders: processWatch ? [processWatch] : [],
+      signal: processWatch?.signal ?? io.signal,
+      deciders: processWatch ? [processWatch.decider] : [],
       onEvents: (events) => reporter.events(events),
       // The file as the user named it (`server.log`), like tail -F says it.
       onNotice: (given) => {
@@ -235,6 +213,7 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
     // source closes its own when the loop lets go of it).
     if (!path && !pipe) io.stdin.destroy();
   }
+  const activityVerdict = processWatch?.verdict;
   if (activityVerdict && result.end === 'interrupted' && !io.signal?.aborted) return settle(activityVerdict, { reporter, memory });
   return finish({ result, reporter, session, timeoutMs, memory, color: useColor(io, 'stdout') });
 }
@@ -247,32 +226,6 @@ function settle(verdict: Verdict, { reporter, memory }: { reporter: LiveReporter
   const unrecorded = memory.record(verdict);
   if (unrecorded) reporter.notice({ type: 'history', detail: unrecorded });
   return exitCodeFor(verdict.verdict);
-}
-
-/** A silent load's progress to the status API and the start's record, and as notices: every 30 s, and its final count. */
-function progressNotices(reporter: LiveReporter, status: LiveStatus, session: StartMemory['session']): (progress: LoadProgress, final: boolean) => void {
-  let shownAt: number | undefined;
-  return (progress, final) => {
-    status.loadProgress(progress);
-    trackerOf(session)?.noteLoad(progress);
-    const now = systemClock.now();
-    if (!final && shownAt !== undefined && now - shownAt < 30_000) return;
-    shownAt = now;
-    reporter.notice({ type: 'load_progress', detail: `load_weights: ${describeLoadProgress(progress)} (the server's processes, from /proc)` });
-  };
-}
-
-/** `--pid PID` (a live process, or exit 66) or `--pid-of PATTERN`; not both. */
-function processTargetOption(pid: string | undefined, pattern: string | undefined): ProcessTarget | undefined {
-  if (pid !== undefined && pattern !== undefined) throw new UsageError('give --pid or --pid-of, not both');
-  if (pattern !== undefined) {
-    if (pattern.trim() === '') throw new UsageError('--pid-of wants a part of the server\'s command line, e.g. --pid-of sglang.launch_server');
-    return { pattern };
-  }
-  if (pid === undefined) return undefined;
-  if (!/^\d+$/.test(pid) || Number(pid) <= 0) throw new UsageError(`--pid wants a process id, not "${pid}"`);
-  if (!isProcessAlive(Number(pid))) throw new InputError(`--pid ${pid}: no such process on this host`);
-  return { pid: Number(pid) };
 }
 
 function finish({ result, reporter, session, timeoutMs, memory, color }: { result: LoopResult; reporter: LiveReporter; session: StartMemory['session']; timeoutMs: number | undefined; memory: StartMemory; color: boolean }): number {
