@@ -3,7 +3,10 @@
  * (every process's stat read to find the tree, then the tree's io), and per minute of watching at the
  * sampler's 1 s interval. The tree is real: a root with WORKERS children, each with a few threads.
  *
- *   npm run build && node test/bench/proc-sampling.mjs [--workers 16] [--samples 300]
+ *   npm run build && node test/bench/proc-sampling.mjs [--workers 16] [--samples 300] [--bystanders 0]
+ *
+ * --bystanders N starts N sleeping processes outside the tree: a busy host makes every sample dearer, since
+ * the tree is found from every process's stat (the sampler then samples less often, under 1% of a core).
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -12,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { ProcessTree } from '../../dist/io/process-tree.js';
 import { DEFAULT_SAMPLE_MS } from '../../dist/io/activity-sampler.js';
 
-const { values } = parseArgs({ options: { workers: { type: 'string', default: '16' }, samples: { type: 'string', default: '300' } } });
+const { values } = parseArgs({ options: { workers: { type: 'string', default: '16' }, samples: { type: 'string', default: '300' }, bystanders: { type: 'string', default: '0' } } });
 const workers = Number(values.workers);
 const count = Number(values.samples);
 
@@ -22,6 +25,7 @@ const { spawn } = require('node:child_process');
 for (let i = 0; i < ${workers}; i++) spawn(process.execPath, ['-e', "const { Worker } = require('node:worker_threads'); new Worker('setInterval(() => {}, 1000)', { eval: true }); new Worker('setInterval(() => {}, 1000)', { eval: true }); setTimeout(() => {}, 600000)"], { stdio: 'ignore' });
 setTimeout(() => {}, 600000);`;
 const root = spawn(process.execPath, ['-e', rootScript], { stdio: 'ignore', detached: true });
+const bystanders = spawn('sh', ['-c', `for i in $(seq ${Number(values.bystanders)}); do sleep 600 & done; wait`], { stdio: 'ignore', detached: true });
 await new Promise((resolve) => setTimeout(resolve, 1500));
 try {
   const tree = new ProcessTree(root.pid, true);
@@ -40,4 +44,5 @@ try {
   console.log(`  watching at 1 sample/s: ${perMinuteMs.toFixed(0)} ms CPU per minute (${((perMinuteMs / 60_000) * 100).toFixed(2)}% of one core)`);
 } finally {
   process.kill(-root.pid, 'SIGKILL');
+  process.kill(-bystanders.pid, 'SIGKILL');
 }
