@@ -69,7 +69,9 @@ export function readProcIo(pid: number): ProcIo | undefined {
   } catch {
     return undefined;
   }
-  const field = (name: string): number => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  // `rchar: 123` lines; read on every sample of every process of a tree, so parsed without a regex.
+  const fields = new Map(text.split('\n').map((line) => line.split(': ') as [string, string]));
+  const field = (name: string): number => Number(fields.get(name) ?? 0);
   return { rchar: field('rchar'), wchar: field('wchar'), readBytes: field('read_bytes') };
 }
 

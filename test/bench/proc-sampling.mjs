@@ -43,6 +43,11 @@ try {
   console.log(`  ${count} samples: ${cpuPerSampleMs.toFixed(3)} ms CPU per sample (${(wallMs / count).toFixed(3)} ms wall)`);
   console.log(`  watching at 1 sample/s: ${perMinuteMs.toFixed(0)} ms CPU per minute (${((perMinuteMs / 60_000) * 100).toFixed(2)}% of one core)`);
 } finally {
-  process.kill(-root.pid, 'SIGKILL');
-  process.kill(-bystanders.pid, 'SIGKILL');
+  for (const group of [root, bystanders]) {
+    try {
+      process.kill(-group.pid, 'SIGKILL');
+    } catch {
+      // Already gone (no bystanders asked for: their shell has exited).
+    }
+  }
 }
