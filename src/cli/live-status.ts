@@ -3,6 +3,7 @@
  * and `run`'s decided verdict), behind which sit the status model, the HTTP server (`--listen`
  * and the unix socket) and the state file `status` and `attach` find it by.
  */
+import type { LoadProgress } from '../core/load-progress.js';
 import { hostname, tmpdir } from 'node:os';
 import { wallDate } from '../io/wall-clock.js';
 import type { Verdict } from '../core/events.js';
@@ -21,6 +22,8 @@ export interface EventSink {
   events(events: readonly SessionEvent[]): void;
   /** The start's verdict as the command decided it (`run`: the log, the process or the probe). */
   verdict(verdict: Verdict): void;
+  /** A silent load's progress from the process tree's reads (io/supervise/activity-watch.ts). */
+  loadProgress?(progress: LoadProgress): void;
 }
 
 export interface LiveStatusOptions {
@@ -85,6 +88,10 @@ export class LiveStatus implements EventSink {
 
   events(events: readonly SessionEvent[]): void {
     this.model.events(events);
+  }
+
+  loadProgress(progress: LoadProgress): void {
+    this.model.loadProgress(progress);
   }
 
   verdict(verdict: Verdict): void {

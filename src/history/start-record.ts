@@ -31,6 +31,8 @@ export interface StartRecord {
   stages_ms: Partial<Record<Stage, number>>;
   /** Stalled: the budget that ran out. */
   budget?: { ms: number; source: string; detail: string };
+  /** What the server's processes read in load_weights (Linux /proc: `run`, `watch --pid`), and the checkpoint's size. */
+  load?: { read_bytes: number; total_bytes?: number };
 }
 
 export type Upgrade = { record: StartRecord } | { problem: string };
@@ -78,7 +80,14 @@ function checked(object: Record<string, unknown>): Upgrade {
   if (object.cause !== undefined && !isCause(object.cause)) object.cause = 'unknown';
   if (object.tp !== undefined && typeof object.tp !== 'number') delete object.tp;
   if (object.model !== undefined && typeof object.model !== 'string') delete object.model;
+  if (object.load !== undefined && !isLoad(object.load)) delete object.load;
   return { record: object as unknown as StartRecord };
+}
+
+function isLoad(raw: unknown): boolean {
+  const load = raw as { read_bytes?: unknown; total_bytes?: unknown } | null;
+  const bytes = (value: unknown): boolean => typeof value === 'number' && value >= 0;
+  return typeof load === 'object' && load !== null && bytes(load.read_bytes) && (load.total_bytes === undefined || bytes(load.total_bytes));
 }
 
 /** Known stages with non-negative times, in ms; anything else is dropped. */

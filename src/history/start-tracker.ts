@@ -8,6 +8,7 @@
  *   const tracker = new StartTracker({ memory });
  *   const session = new Session(tracker.lend({ packs, family }));
  */
+import type { LoadProgress } from '../core/load-progress.js';
 import type { ClassifierOptions } from '../core/classifier.js';
 import { ProgressTracker, type ProgressEstimate } from '../core/eta.js';
 import { budgetFor } from '../core/budgets.js';
@@ -51,6 +52,7 @@ export interface StartTrackerOptions {
 }
 
 export class StartTracker implements SessionObserver {
+  private load: StartRecord['load'];
   private facts: StartFacts = {};
   private clock = new StageClock();
   private progress = new ProgressTracker();
@@ -134,9 +136,17 @@ export class StartTracker implements SessionObserver {
     return this.pack ? budgetFor(this.pack, stage, this.classifierOptions) : undefined;
   }
 
+  /** A silent load's progress from the process tree: its last word goes into the record. */
+  noteLoad(progress: LoadProgress): void {
+    this.load = { read_bytes: progress.readBytes, total_bytes: progress.totalBytes };
+  }
+
   /** The record of this start, once it has a verdict. */
   toRecord(params: { verdict: Verdict; host: string; when: Date; source: StartRecord['source']; log?: string }): StartRecord {
     const { verdict } = params;
+    // A verdict decided beside the log (run: the process, its activity, --timeout) closes the last stage too;
+    // one from the log already did.
+    this.clock.observe({ type: 'verdict', verdict }, () => undefined);
     const model = this.facts.model ?? this.options.fallbackModel;
     const record: StartRecord = {
       v: RECORD_VERSION,
@@ -157,6 +167,7 @@ export class StartTracker implements SessionObserver {
       stages_ms: this.clock.snapshot(),
     };
     if (verdict.budget) record.budget = { ...verdict.budget };
+    if (this.load) record.load = this.load.total_bytes === undefined ? { read_bytes: this.load.read_bytes } : { ...this.load };
     for (const key of Object.keys(record) as (keyof StartRecord)[]) if (record[key] === undefined) delete record[key];
     return record;
   }

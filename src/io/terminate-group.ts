@@ -1,4 +1,4 @@
-import { listGroupMembers, ownProcessGroup } from './process-table.js';
+import { isRunning, listGroupMembers, ownProcessGroup, readProcStat, type ProcessRef } from './process-table.js';
 import { systemClock } from './wall-clock.js';
 
 /** What `stop` / `reapGroup` did. */
@@ -10,7 +10,17 @@ export interface StopReport {
    * tearing down). Empty in the normal case.
    */
   survivors: number[];
+  /**
+   * Processes of the server's tree outside its process group (they called setsid: Ray workers, daemons), or
+   * holding its pipes, that were stopped with the group.
+   */
+  outsiders: Outsider[];
+  /** The command name of each outsider and survivor, to name them to a person. */
+  commands: Record<number, string>;
 }
+
+/** A process outside the group to stop with it. */
+export type Outsider = ProcessRef;
 
 interface TerminateGroupOptions {
   pgid: number;
@@ -19,6 +29,8 @@ interface TerminateGroupOptions {
   isLeaderAlive: () => boolean;
   /** Resolves when the leader's exit is observed, to wake up early instead of waiting for the next poll. */
   leaderExited: Promise<unknown>;
+  /** Processes outside the group that go with it (see StopReport.outsiders). */
+  outsiders?: Outsider[];
 }
 
 const POLL_MS = 20;
@@ -43,19 +55,43 @@ export function signalProcessGroup(pgid: number, signal: NodeJS.Signals): boolea
 
 /** SIGTERM to the whole group, wait up to `graceMs` for every member to be gone, then SIGKILL. */
 export async function terminateGroup(options: TerminateGroupOptions): Promise<StopReport> {
-  const alive = (): number[] => liveMembers(options);
-  if (alive().length === 0) return { escalated: false, survivors: [] };
-  signalProcessGroup(options.pgid, 'SIGTERM');
-  if (await waitUntilGone(options, options.graceMs)) return { escalated: false, survivors: [] };
-  signalProcessGroup(options.pgid, 'SIGKILL');
+  const outsiders = options.outsiders ?? [];
+  const report = (escalated: boolean, survivors: number[]): StopReport => ({ escalated, survivors, outsiders, commands: commandsOf([...outsiders, ...survivors.map(describe)]) });
+  if (liveMembers(options).length === 0) return report(false, []);
+  signalAll(options, 'SIGTERM');
+  if (await waitUntilGone(options, options.graceMs)) return report(false, []);
+  signalAll(options, 'SIGKILL');
   await waitUntilGone(options, KILL_SETTLE_MS);
-  return { escalated: true, survivors: alive() };
+  return report(true, liveMembers(options));
+}
+
+function signalAll(options: TerminateGroupOptions, signal: NodeJS.Signals): void {
+  signalProcessGroup(options.pgid, signal);
+  for (const pid of liveOutsiders(options)) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Gone already, or not ours to signal: it is named as a survivor if it stays.
+    }
+  }
 }
 
 function liveMembers(options: TerminateGroupOptions): number[] {
   const members = listGroupMembers(options.pgid);
   if (options.isLeaderAlive() && !members.includes(options.pgid)) members.unshift(options.pgid);
-  return members;
+  return [...members, ...liveOutsiders(options).filter((pid) => !members.includes(pid))];
+}
+
+function liveOutsiders(options: TerminateGroupOptions): number[] {
+  return (options.outsiders ?? []).filter(isRunning).map((outsider) => outsider.pid);
+}
+
+function describe(pid: number): { pid: number; comm: string } {
+  return { pid, comm: readProcStat(pid)?.comm ?? '?' };
+}
+
+function commandsOf(processes: Array<{ pid: number; comm: string }>): Record<number, string> {
+  return Object.fromEntries(processes.map((p) => [p.pid, p.comm]));
 }
 
 async function waitUntilGone(options: TerminateGroupOptions, timeoutMs: number): Promise<boolean> {

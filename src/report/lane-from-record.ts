@@ -5,7 +5,8 @@
  */
 import type { StartRecord } from '../history/start-record.js';
 import { STAGES } from '../core/vocabulary.js';
-import type { Lane, StageBar } from './report-model.js';
+import { byteUnit, inUnit } from '../core/load-progress.js';
+import type { Lane, ProgressSample, StageBar } from './report-model.js';
 
 export function laneFromRecord(record: StartRecord): Lane {
   const stages: StageBar[] = [];
@@ -13,7 +14,8 @@ export function laneFromRecord(record: StartRecord): Lane {
   for (const stage of STAGES) {
     const ms = record.stages_ms[stage];
     if (ms === undefined || stage === 'ready') continue;
-    stages.push({ stage, startMs: at, endMs: at + ms, reentered: false, rule: 'from the history record', opened: { line: 0 }, open: false, progress: [] });
+    const progress = stage === 'load_weights' && record.load ? loadProgressLine(record.load, at, at + ms) : [];
+    stages.push({ stage, startMs: at, endMs: at + ms, reentered: false, rule: 'from the history record', opened: { line: 0 }, open: false, progress });
     at += ms;
   }
   const endMs = Math.max(at, record.total_ms);
@@ -26,6 +28,21 @@ export function laneFromRecord(record: StartRecord): Lane {
     lane.verdict.budget = { ms: record.budget.ms, detail: record.budget.detail };
   }
   return lane;
+}
+
+/**
+ * The bytes the server's processes read in load_weights, as a line from nothing at the bar's start to what
+ * was read at its end: a record keeps the total, not the pace.
+ */
+function loadProgressLine(load: NonNullable<StartRecord['load']>, startMs: number, endMs: number): ProgressSample[] {
+  const total = load.total_bytes ?? load.read_bytes;
+  const fraction = total > 0 ? Math.min(1, load.read_bytes / total) : 1;
+  const [size, name] = byteUnit(total);
+  const unit = `${name} ${load.total_bytes === undefined ? 'read' : 'of the checkpoint read'} (/proc)`;
+  return [
+    { atMs: startMs, fraction: 0, current: 0, total: inUnit(total, size), unit },
+    { atMs: endMs, fraction, current: inUnit(load.read_bytes, size), total: inUnit(total, size), unit },
+  ];
 }
 
 function reasonOf(record: StartRecord): string {

@@ -4,6 +4,7 @@
  * the numbered events for /v1/events. Pure: the session holds the log's clock; the facts about
  * the process (pid, host, log path) are handed in as data.
  */
+import { describeLoadProgress, type LoadProgress } from '../core/load-progress.js';
 import { ProgressTracker } from '../core/eta.js';
 import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
@@ -42,11 +43,22 @@ export interface StatusModelOptions {
 /** Called with each event as it is numbered: the SSE broadcast. */
 export type EventListener = (entry: { id: number; type: string; data: string }) => void;
 
+function loadProgressJson(load: LoadProgress): NonNullable<StatusSnapshot['load_progress']> {
+  return {
+    read_bytes: load.readBytes,
+    total_bytes: load.totalBytes ?? null,
+    bytes_per_second: load.bytesPerSecond === undefined ? null : Math.round(load.bytesPerSecond),
+    eta_ms: load.etaMs === undefined ? null : Math.round(load.etaMs),
+    text: describeLoadProgress(load),
+  };
+}
+
 export class StatusModel {
   readonly log: EventLog;
   private verdictNow: Verdict | undefined;
   private afterReady: { cause: string; rule: string; message: string; line: number } | undefined;
   private readonly progress = new ProgressTracker();
+  private load: LoadProgress | undefined;
   private readonly durations = new StageDurations();
   private model: string | undefined;
   private maxLine = 0;
@@ -65,6 +77,11 @@ export class StatusModel {
 
   get changes(): number {
     return this.revision;
+  }
+
+  /** A silent load's progress from the process tree (io/supervise/activity-watch.ts). */
+  loadProgress(progress: LoadProgress): void {
+    this.load = progress;
   }
 
   setFacts(facts: Partial<StatusFacts>): void {
@@ -144,6 +161,7 @@ export class StatusModel {
         : null,
       learned: tracker?.learned ?? null,
       eta_ready_ms: verdict ? null : (tracker?.readyEta(stage, stageElapsed)?.etaMs ?? null),
+      load_progress: this.load && !verdict && stage === 'load_weights' ? loadProgressJson(this.load) : null,
       budget: budget ?? null,
       stages: this.durations.list(),
       reason: verdict?.reason ?? null,

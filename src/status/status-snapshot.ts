@@ -39,6 +39,11 @@ export interface StatusSnapshot {
   learned: LearnedJson | null;
   /** Time left to READY by the learned medians of this stage and the ones after it; null when unknown or decided. */
   eta_ready_ms: number | null;
+  /**
+   * A weight load the log is silent about, from the bytes the server's processes read (Linux /proc, under
+   * `run` or `watch --pid`): null in other stages, after the verdict, or without access to the processes.
+   */
+  load_progress: { read_bytes: number; total_bytes: number | null; bytes_per_second: number | null; eta_ms: number | null; text: string } | null;
   /** The stall budget of the current stage and where it came from (pack, --stall, learned, server). */
   budget: Budget | null;
   /** Stages left behind, with the time spent in each (re-entries add up). */

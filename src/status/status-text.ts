@@ -15,6 +15,8 @@ export function statusLineText(status: StatusSnapshot): string {
     if (p.rate_per_s !== null && p.rate_per_s > 0) parts.push(formatRate(p.rate_per_s));
     if (p.eta_ms !== null && p.total !== null && p.current < p.total) parts.push(`~${formatDuration(p.eta_ms)} left`);
     progress = ` (${parts.join(', ')})`;
+  } else if (status.load_progress) {
+    progress = ` (${status.load_progress.text})`;
   }
   const suspect = status.suspect ? ` · suspect: ${status.suspect.cause}${status.suspect.line === null ? '' : ` (line ${status.suspect.line})`}` : '';
   const ready = status.eta_ready_ms != null ? ` · ready in ~${formatDuration(status.eta_ready_ms)}` : '';

@@ -107,4 +107,22 @@ describe('spinup run, the built bin', () => {
     for (let i = 0; i < 100 && groupMembers(pgid).length > 0; i++) await sleep(20);
     expect(groupMembers(pgid)).toEqual([]);
   });
+
+  it('a second Ctrl-C also kills what left the process group (setsid) on the way out (issue 25 item 4)', async () => {
+    // The background job calls setsid: its own session and group, out of reach of a signal to the server's group.
+    const script = 'trap "" INT TERM; setsid "$0" -e "setTimeout(() => {}, 300000)" & echo "orphan pid $!"; while :; do sleep 0.1; done';
+    const run = bin(['--log', join(dir, 'twice-setsid.log'), '--grace', '30s', '--', 'sh', '-c', script, process.execPath]);
+    await run.waitFor('started pid');
+    for (let i = 0; i < 250 && !/orphan pid \d+/.test(run.stdout()); i++) await sleep(20);
+    const orphan = tracker.trackFromOutput(run.stdout())[0]!;
+    expect(orphan).toBeGreaterThan(0);
+    for (let i = 0; i < 100 && procGroup(orphan) !== orphan; i++) await sleep(20);
+    expect(procGroup(orphan), 'the orphan leads a group of its own').toBe(orphan);
+    process.kill(run.pid, 'SIGINT');
+    await run.waitFor('waiting up to 30s');
+    process.kill(run.pid, 'SIGINT');
+    expect(await run.code).toBe(130);
+    for (let i = 0; i < 100 && isAlive(orphan); i++) await sleep(20);
+    expect(isAlive(orphan), 'the setsid process outlived spinup').toBe(false);
+  });
 });

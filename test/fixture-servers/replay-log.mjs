@@ -1,4 +1,5 @@
-// Usage: node replay-log.mjs --log FILE [--speed N] [--max-gap-ms M] [--pace-gaps] [--then exit0|exit1|sigkill|hang|orphan|tick|keyboard-interrupt]
+// Usage: node replay-log.mjs --log FILE [--speed N] [--max-gap-ms M] [--pace-gaps]
+//          [--then exit0|exit1|sigkill|hang|orphan|tick|keyboard-interrupt|setsid-daemon|setsid-worker]
 // A stand-in LLM server: replays a captured startup log, then ends the way the test needs.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -50,6 +51,19 @@ function exitOnKeyboardInterrupt() {
   setTimeout(() => process.exit(0), 300_000);
 }
 
+// Leaves our process group and session with setsid(1), as Ray workers and daemonizing helpers do: signals to
+// the group no longer reach it. `daemon`: keeps our stdout and stderr, and we exit; `worker`: holds no pipe,
+// and we hang on as its parent. Gives up after 300 s.
+function leaveSession(kind) {
+  const stdio = kind === 'daemon' ? ['ignore', 'inherit', 'inherit'] : 'ignore';
+  const child = spawn('setsid', [process.execPath, '-e', 'setTimeout(() => {}, 300_000)'], { stdio });
+  child.once('spawn', () => {
+    process.stdout.write(`orphan pid ${child.pid}\n`);
+    if (kind === 'daemon') process.exit(1);
+    setInterval(() => {}, 1_000);
+  });
+}
+
 switch (values.then) {
   case 'exit0':
     process.exit(0);
@@ -71,6 +85,12 @@ switch (values.then) {
     // Lives on printing, as a failed server kept for inspection does (a progress bar, a heartbeat): a
     // closed pipe kills it at its next write (EPIPE), as it would a Python print().
     tick();
+    break;
+  case 'setsid-daemon':
+    leaveSession('daemon');
+    break;
+  case 'setsid-worker':
+    leaveSession('worker');
     break;
   default:
     process.stderr.write(`replay-log: unknown --then ${values.then}\n`);

@@ -97,7 +97,7 @@ describe('Child.stop and reapGroup', () => {
     await out.waitFor('ignore-sigterm started');
     const before = Date.now();
     const report = await child.stop({ graceMs: 300 });
-    expect(report).toEqual({ escalated: true, survivors: [] });
+    expect(report).toEqual({ escalated: true, survivors: [], outsiders: [], commands: {} });
     expect(Date.now() - before).toBeGreaterThanOrEqual(290);
     expect(await child.exited).toMatchObject({ code: null, signal: 'SIGKILL' });
     await within(out.done, 1_000, 'output did not end');
@@ -108,7 +108,7 @@ describe('Child.stop and reapGroup', () => {
     const { child, out } = await start('replay-log.mjs', ['--log', SHORT_LOG, '--max-gap-ms', '1', '--then', 'hang']);
     await out.waitFor('unrecognized arguments');
     expect(child.isAlive()).toBe(true);
-    expect(await child.stop({ graceMs: 2_000 })).toEqual({ escalated: false, survivors: [] });
+    expect(await child.stop({ graceMs: 2_000 })).toEqual({ escalated: false, survivors: [], outsiders: [], commands: {} });
     expect(await child.exited).toMatchObject({ code: null, signal: 'SIGTERM' });
     expect(child.signalGroup('SIGTERM')).toBe(false);
   });
@@ -121,7 +121,7 @@ describe('Child.stop and reapGroup', () => {
     expect(workers).toHaveLength(2);
     expect(child.groupMembers()).toEqual([...workers].sort((a, b) => a - b));
     expect(child.isAlive()).toBe(false);
-    expect(await child.reapGroup(2_000)).toEqual({ escalated: false, survivors: [] });
+    expect(await child.reapGroup(2_000)).toEqual({ escalated: false, survivors: [], outsiders: [], commands: {} });
     expect(child.groupMembers()).toEqual([]);
     expect(workers.filter(isAlive)).toEqual([]);
   });
@@ -133,7 +133,7 @@ describe('Child.stop and reapGroup', () => {
     expect(child.groupMembers()).toEqual([orphan]);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(out.ended).toBe(false);
-    expect(await child.stop({ graceMs: 2_000 })).toEqual({ escalated: false, survivors: [] });
+    expect(await child.stop({ graceMs: 2_000 })).toEqual({ escalated: false, survivors: [], outsiders: [], commands: {} });
     await within(out.done, 1_000, 'output did not end');
     expect(isAlive(orphan ?? 0)).toBe(false);
   });
@@ -158,7 +158,7 @@ describe('zombies count as dead', () => {
     expect(() => process.kill(zombie ?? 0, 0)).not.toThrow();
     expect(isProcessAlive(zombie ?? 0)).toBe(false);
     expect(child.groupMembers()).toEqual([child.pid]);
-    expect(await child.stop({ graceMs: 2_000 })).toEqual({ escalated: false, survivors: [] });
+    expect(await child.stop({ graceMs: 2_000 })).toEqual({ escalated: false, survivors: [], outsiders: [], commands: {} });
   });
 
   it('reports the main process dead while it is a zombie not yet reaped', async () => {

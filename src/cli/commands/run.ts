@@ -8,6 +8,7 @@ import { useColor, write, type Io } from '../io-context.js';
 import { historyFlagsHelp, startMemory, type StartMemory } from '../history-flags.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { listenHelp, packsOption } from '../options.js';
+import { silenceHelp } from '../silence-options.js';
 import { outliveHangup } from '../outlive-hangup.js';
 import { familyFromCommand } from '../run/family.js';
 import { modelFromCommand } from '../run/model.js';
@@ -53,6 +54,7 @@ Options:
                       its later output still goes to the log
   --stall DURATION    one stall budget for every stage (default: the pack's, per stage)
   --timeout DURATION  STALLED when there is no verdict this long after the launch
+${silenceHelp}
   --json              one JSON event per line on stdout; the server's lines go to the log only
   -q, --quiet         do not echo the server's lines; print only the verdict
 ${historyFlagsHelp}
@@ -143,10 +145,19 @@ async function launch(options: RunOptions, io: Io, log: RunLog): Promise<Child> 
 async function supervise(child: Child, ctx: Omit<Parameters<typeof superviseRun>[0], 'child' | 'onRelease'>): Promise<number> {
   let released = false;
   const killGroup = (): void => {
+    if (released) return;
     try {
-      if (!released) child.signalGroup('SIGKILL');
+      child.signalGroup('SIGKILL');
     } catch {
       // Nothing of the group is left to kill.
+    }
+    // And what left the group (setsid): found from /proc, synchronously, as an exit handler must.
+    for (const { pid } of child.outsiders()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone, or not ours.
+      }
     }
   };
   // A lost SSH session must not end the supervision of a long start: keep going, the log file gets it all.

@@ -24,6 +24,9 @@ import { systemClock } from '../../io/wall-clock.js';
 import { groupOptionsHelp, isGroupWatch } from '../watch-group-args.js';
 import { parseOptions } from '../parse-options.js';
 import { SERVE_ON_HELP, ServeAfterReady } from '../serve-after-ready.js';
+import type { SilenceLimits } from '../../core/activity.js';
+import { silenceHelp, silenceLimits, silenceParseOptions } from '../silence-options.js';
+import { processTargetOption, watchProcess, type ProcessTarget } from '../watch-process.js';
 
 export const watchHelp = `Usage: spinup watch [options] FILE|-
        spinup watch [options] FILE FILE... | --node R=SOURCE... | --srun SOURCE
@@ -44,6 +47,11 @@ Options:
   --from-end          start at the end of FILE instead of its beginning
   --stall DURATION    one stall budget for every stage (default: the pack's per stage)
   --timeout DURATION  give up after this much wall time, in every mode (exit 2)
+  --pid PID           the server's process on this host: a silent log is judged by what its
+                      processes do, as under 'spinup run' (--idle, --spin; Linux /proc)
+  --pid-of PATTERN    the same, for the oldest process whose command line holds PATTERN
+                      (a sidecar with shareProcessNamespace: true); waits for it to appear
+${silenceHelp}
   --json              one JSON event per line: family, stage, progress, warning, verdict
   --quiet             print only the verdict
 ${listenHelp}
@@ -58,8 +66,8 @@ A lost terminal (SSH hang-up) does not stop spinup watch, nor does a reader of i
 that goes away (| head -1): it goes on to the verdict and exits with its code.
 
 Exit: 0 ready · 1 failed · 2 stalled (or --timeout) · 3 input ended with no verdict
-      64 usage · 66 file not found or not a log file (--no-follow) · 69 --listen port in use
-      78 invalid pack · 130 interrupted`;
+      64 usage · 66 file not found or not a log file (--no-follow), or no process --pid
+      69 --listen port in use · 78 invalid pack · 130 interrupted`;
 
 export async function watchCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseOptions({
@@ -71,6 +79,9 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       'from-end': { type: 'boolean' },
       stall: { type: 'string' },
       timeout: { type: 'string' },
+      pid: { type: 'string' },
+      'pid-of': { type: 'string' },
+      ...silenceParseOptions,
       json: { type: 'boolean' },
       quiet: { type: 'boolean', short: 'q' },
       listen: { type: 'string' },
@@ -88,6 +99,9 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   if (values.help) {
     io.stdout.write(`${watchHelp}\n`);
     return EXIT.ok;
+  }
+  if (isGroupWatch(positionals, values) && (values.pid !== undefined || values['pid-of'] !== undefined)) {
+    throw new UsageError('--pid and --pid-of watch the server of one log, not a group');
   }
   if (isGroupWatch(positionals, values)) {
     // The nodes of one start: loaded only for a group, which a one-log watch never pays for.
@@ -114,6 +128,9 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('name a log FILE to watch, or - for stdin');
   const target = positionals[0]!;
   const follow = !values['no-follow'];
+  const processTarget = processTargetOption(values.pid, values['pid-of']);
+  if (processTarget && !follow) throw new UsageError('--pid and --pid-of need a live log: follow FILE or read stdin, without --no-follow');
+  const silence = silenceLimits(values);
   if (values['from-end'] && (!follow || target === '-')) throw new UsageError('--from-end only applies when following a FILE');
   const stallOverrideMs = durationOption('stall', values.stall);
   const timeoutMs = durationOption('timeout', values.timeout);
@@ -130,7 +147,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, listening: listen !== undefined });
+    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, listening: listen !== undefined, process: processTarget ? { target: processTarget, silence, status } : undefined });
     return code;
   } finally {
     await status.close(code);
@@ -149,15 +166,18 @@ interface WatchContext {
   timeoutMs: number | undefined;
   /** --listen: a READY start is served on until the server's end (serve-after-ready.ts). */
   listening: boolean;
+  /** --pid / --pid-of: the server's processes, judged beside the log. */
+  process?: { target: ProcessTarget; silence: SilenceLimits; status: LiveStatus };
 }
 
-async function watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, listening }: WatchContext): Promise<number> {
+async function watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, listening, process: watched }: WatchContext): Promise<number> {
   const live = follow || target === '-';
   const stopAtVerdict = live && !(target === '-' && !follow);
   const serveOn = listening && stopAtVerdict ? new ServeAfterReady({ reporter, record: (verdict) => recordVerdict(memory, reporter, verdict), piped: path === undefined }) : undefined;
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
   io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  const processWatch = watched ? watchProcess({ ...watched, session, reporter, env: io.env, signal: io.signal }) : undefined;
   const spec = path ? { kind: 'file' as const, path, shown: target } : { kind: 'stdin' as const };
   const opened = openSource(spec, { follow, fromEnd: Boolean(values['from-end']), stdin: io.stdin, stdinFd: io.stdinFd }, { signal: stop.signal });
   const source = opened.items;
@@ -174,7 +194,8 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
       onSettled: serveOn ? (verdict) => serveOn.settled(verdict) : undefined,
       liveAfterCatchUp: Boolean(path) && follow,
       timeoutMs,
-      signal: io.signal,
+      signal: processWatch?.signal ?? io.signal,
+      deciders: processWatch ? [processWatch.decider] : [],
       onEvents: (events) => {
         reporter.events(events);
         serveOn?.events(events);
@@ -195,6 +216,7 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
     }
     throw error;
   } finally {
+    processWatch?.close();
     hangup();
     clearInterval(ticker);
     stop.abort();
@@ -207,12 +229,23 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
     reporter.message(`spinup: ${serveOn.endText(session.verdict, result.end === 'interrupted' ? 'stopped' : 'the input ended')}`);
     return serveOn.exitCode(session.verdict);
   }
+  const activityVerdict = processWatch?.verdict;
+  if (activityVerdict && result.end === 'interrupted' && !io.signal?.aborted) return settle(activityVerdict, { reporter, memory });
   return finish({ result, reporter, session, timeoutMs, memory, color: useColor(io, 'stdout') });
 }
 
 function recordVerdict(memory: StartMemory, reporter: LiveReporter, verdict: Verdict): void {
   const unrecorded = memory.record(verdict);
   if (unrecorded) reporter.notice({ type: 'history', detail: unrecorded });
+}
+
+/** A verdict decided beside the log (the processes' activity): reported, recorded, its exit code. */
+function settle(verdict: Verdict, { reporter, memory }: { reporter: LiveReporter; memory: StartMemory }): number {
+  // As the log's verdicts reach them: an event (JSON, the status API), then the verdict (the text block).
+  reporter.events([{ type: 'verdict', verdict }]);
+  reporter.verdict(verdict);
+  recordVerdict(memory, reporter, verdict);
+  return exitCodeFor(verdict.verdict);
 }
 
 function finish({ result, reporter, session, timeoutMs, memory, color }: { result: LoopResult; reporter: LiveReporter; session: StartMemory['session']; timeoutMs: number | undefined; memory: StartMemory; color: boolean }): number {

@@ -55,6 +55,9 @@ export function noticeText(notice: SourceNotice): string {
       return `${path} is damaged: ${notice.detail ?? 'it cannot be read whole'}`;
     case 'serving':
       return notice.detail ?? 'serving the status API';
+    case 'process':
+    case 'load_progress':
+      return notice.detail ?? notice.type;
     case 'unreadable':
       return `cannot read ${path}${notice.detail ? `: ${notice.detail}` : ''}; retrying`;
     default:

@@ -6,10 +6,11 @@ import { EXIT } from '../../core/exit-codes.js';
 import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
 import type { Session } from '../../core/session.js';
-import type { Child } from '../../io/child-process.js';
+import type { Child, StopReport } from '../../io/child-process.js';
 import { describeExit } from '../../io/supervise/exit.js';
 import type { Decision } from '../../io/supervise/decision.js';
 import { Supervisor } from '../../io/supervise/supervisor.js';
+import type { ActivityOptions } from '../../io/supervise/activity-watch.js';
 import { groupAlive } from '../../io/supervise/stop.js';
 import { startLogDrainer } from '../../io/supervise/log-drainer.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
@@ -20,6 +21,9 @@ import type { RunOptions } from './options.js';
 import type { RunFacts, RunReporter } from './reporter.js';
 import { runThen } from './then.js';
 import { ECHO_LIMIT_BYTES, StdoutEcho } from './stdout-echo.js';
+import { modelFromCommand } from './model.js';
+import { checkpointBytes } from '../../io/checkpoint-size.js';
+import { trackerOf } from '../../history/start-tracker.js';
 import type { GroupHead } from './group-head.js';
 
 /** After a FAILED verdict from the log, how long the server may take to exit by itself before SIGTERM. */
@@ -75,6 +79,7 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
     },
     health: options.health ? { url: options.health, waitMs: options.healthWaitMs } : undefined,
     timeoutMs: options.timeoutMs,
+    activity: activityOptions(ctx),
     signal: io.signal,
   });
   void ctx.groupReady?.then((verdict) => supervisor.groupReady(verdict));
@@ -187,13 +192,43 @@ class Flow {
     }
     const grace = formatDuration(options.graceMs);
     const members = child.groupMembers();
-    this.reporter.note(`stopping the server: SIGTERM to process group ${child.pgid} (pids ${members.join(' ')}), SIGKILL after ${grace}`, { type: 'stopping', signal: 'SIGTERM', pgid: child.pgid, pids: members, grace_ms: options.graceMs });
+    const outsiders = child.outsiders();
+    const also = outsiders.length > 0 ? ` and to ${outsiders.length} that left it (${namePids(outsiders)})` : '';
+    this.reporter.note(`stopping the server: SIGTERM to process group ${child.pgid} (pids ${members.join(' ')})${also}, SIGKILL after ${grace}`, { type: 'stopping', signal: 'SIGTERM', pgid: child.pgid, pids: members, outside_group: outsiders.map(({ pid, comm }) => ({ pid, command: comm })), grace_ms: options.graceMs });
     const report = await this.supervisor.stop(options.graceMs);
     this.stopped(report.escalated ? `SIGTERM was not enough within ${grace}: killed with SIGKILL` : 'the server stopped on SIGTERM', report, report.escalated);
   }
 
-  private stopped(how: string, report: { escalated: boolean; survivors: number[] }, important: boolean, extra: Record<string, unknown> = {}): void {
-    const left = report.survivors.length > 0 ? `; still alive after SIGKILL (uninterruptible sleep?): pids ${report.survivors.join(' ')}` : '';
-    this.reporter.note(`${how}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors, ...extra }, important || left !== '');
+  private stopped(how: string, report: StopReport, important: boolean, extra: Record<string, unknown> = {}): void {
+    const outside = report.outsiders.length > 0 ? `, with ${report.outsiders.length} of its processes outside its group (${namePids(report.outsiders)})` : '';
+    const survivors = report.survivors.map((pid) => ({ pid, comm: report.commands[pid] ?? '?' }));
+    const left = survivors.length > 0 ? `; would not stop, still alive after SIGKILL (uninterruptible sleep, or not ours to kill): ${namePids(survivors)}` : '';
+    const outsideGroup = report.outsiders.map(({ pid, comm }) => ({ pid, command: comm }));
+    this.reporter.note(`${how}${outside}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors, outside_group: outsideGroup, ...extra }, important || left !== '');
   }
+}
+
+/** What the supervisor needs to judge a silent log by the server's processes, and where it tells what it sees. */
+function activityOptions({ child, options, session, io, reporter }: RunContext): ActivityOptions {
+  return {
+    tree: child.tree,
+    limits: options.silence,
+    checkpointBytes: () => checkpointBytes(trackerOf(session)?.startFacts.model ?? modelFromCommand(options.args), io.env),
+    onProgress: (progress, final) => {
+      trackerOf(session)?.noteLoad(progress);
+      reporter.loadProgress(progress, final);
+    },
+    onUnreadable: (processes) => reporter.note(unreadableText(processes), { type: 'activity_unreadable', pids: processes.map(({ pid }) => pid) }),
+  };
+}
+
+/** Said once when the server's processes cannot be seen whole: the log alone judges a silence then. */
+function unreadableText(processes: Array<{ pid: number; comm: string }>): string {
+  if (processes.length === 0) return 'no /proc on this host: a silent log is judged by the log alone (--idle and --spin need Linux)';
+  return `cannot read what ${namePids(processes)} do (not ours); a silent log is judged by the log alone`;
+}
+
+/** `812 (ray::Worker), 813 (sleep)`: pids a person can look up, with what they run. */
+function namePids(processes: Array<{ pid: number; comm: string }>): string {
+  return processes.map(({ pid, comm }) => `${pid} (${comm})`).join(', ');
 }

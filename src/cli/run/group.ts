@@ -58,5 +58,9 @@ export function groupParts(role: GroupRole, { io, options, session, status }: { 
 /** The status API, and for a group the head or the push to it: every one sees every event. */
 export function teeSinks(sinks: (EventSink | undefined)[]): EventSink {
   const all = sinks.filter((s): s is EventSink => s !== undefined);
-  return { events: (events) => all.forEach((s) => s.events(events)), verdict: (verdict) => all.forEach((s) => s.verdict(verdict)) };
+  return {
+    events: (events) => all.forEach((s) => s.events(events)),
+    verdict: (verdict) => all.forEach((s) => s.verdict(verdict)),
+    loadProgress: (progress) => all.forEach((s) => s.loadProgress?.(progress)),
+  };
 }

@@ -5,6 +5,8 @@ import { historyFlags } from '../history-flags.js';
 import type { FleetFlagValues } from '../fleet-flags.js';
 import { durationOption, listenOption, urlOption } from '../options.js';
 import { parseOptions } from '../parse-options.js';
+import type { SilenceLimits } from '../../core/activity.js';
+import { silenceLimits, silenceParseOptions } from '../silence-options.js';
 import { groupRunOptions, groupRunParseOptions, type GroupRunOptions } from './group-options.js';
 
 export interface RunOptions {
@@ -20,6 +22,8 @@ export interface RunOptions {
   keepOnFail: boolean;
   stallOverrideMs?: number;
   timeoutMs?: number;
+  /** A silent log with an idle process tree, or a tree busy with no I/O, is STALLED after these. */
+  silence: SilenceLimits;
   json: boolean;
   quiet: boolean;
   listen?: ListenAddress;
@@ -53,6 +57,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       'keep-on-fail': { type: 'boolean' },
       stall: { type: 'string' },
       timeout: { type: 'string' },
+      ...silenceParseOptions,
       json: { type: 'boolean' },
       quiet: { type: 'boolean', short: 'q' },
       listen: { type: 'string' },
@@ -85,6 +90,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       keepOnFail: Boolean(values['keep-on-fail']),
       stallOverrideMs: durationOption('stall', values.stall),
       timeoutMs: durationOption('timeout', values.timeout),
+      silence: silenceLimits(values),
       json: Boolean(values.json),
       quiet: Boolean(values.quiet),
       listen: listenOption(values.listen),

@@ -4,6 +4,7 @@
  */
 import pc from 'picocolors';
 import { formatDuration } from '../../core/duration.js';
+import { describeLoadProgress, type LoadProgress } from '../../core/load-progress.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import type { ProbeResult } from '../../io/health-probe.js';
 import type { Decision } from '../../io/supervise/decision.js';
@@ -21,6 +22,9 @@ import { systemClock } from '../../io/wall-clock.js';
 
 export type RunReportMode = 'lines' | 'json' | 'quiet';
 
+/** How often a load's progress is printed: a person reads a line every half minute, a program every 5 s. */
+const PROGRESS_EVERY_MS: Record<RunReportMode, number> = { lines: 30_000, json: 5_000, quiet: Infinity };
+
 export interface RunFacts {
   pid: number;
   startedAt: number;
@@ -33,6 +37,7 @@ export class RunReporter {
   private readonly watch: LiveReporter;
   private readonly c: ReturnType<typeof pc.createColors>;
   private readonly sink?: EventSink;
+  private progressShownAt: number | undefined;
 
   constructor(
     private readonly io: Io,
@@ -71,6 +76,28 @@ export class RunReporter {
   note(text: string, json: { type: string } & Record<string, unknown>, important = false): void {
     if (this.mode === 'json') write(this.io.stdout, `${JSON.stringify(json)}\n`);
     else if (this.mode === 'lines' || important) write(this.io.stderr, `${this.c.dim('spinup:')} ${text}\n`);
+  }
+
+  /**
+   * A silent weight load's progress from the bytes the server's processes read. Each sample goes to the status
+   * API; a line (or JSON event) at most every PROGRESS_EVERY_MS, so the log's own lines are not drowned.
+   */
+  loadProgress(progress: LoadProgress, final: boolean): void {
+    this.sink?.loadProgress?.(progress);
+    const now = systemClock.now();
+    if (!final && this.progressShownAt !== undefined && now - this.progressShownAt < PROGRESS_EVERY_MS[this.mode]) return;
+    this.progressShownAt = now;
+    const text = describeLoadProgress(progress);
+    this.note(`load_weights: ${text} (the server's processes, from /proc)`, {
+      type: 'load_progress',
+      stage: 'load_weights',
+      read_bytes: progress.readBytes,
+      total_bytes: progress.totalBytes,
+      bytes_per_second: progress.bytesPerSecond === undefined ? undefined : Math.round(progress.bytesPerSecond),
+      eta_ms: progress.etaMs === undefined ? undefined : Math.round(progress.etaMs),
+      final,
+      text,
+    });
   }
 
   health(result: ProbeResult, url: string): void {

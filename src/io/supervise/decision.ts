@@ -4,7 +4,8 @@ import type { ChildExit } from '../child-process.js';
 import type { ProbeResult } from '../health-probe.js';
 
 /** What decided a verdict. */
-export type DecidedBy = 'log' | 'process' | 'health' | 'timeout' | 'group';
+/** `activity`: the log was silent and the process tree idle, or busy with no I/O (io/supervise/activity-watch.ts). */
+export type DecidedBy = 'log' | 'process' | 'activity' | 'health' | 'timeout' | 'group';
 
 export interface Decision {
   verdict: Verdict;

@@ -6,17 +6,22 @@ import { systemClock } from '../wall-clock.js';
 const STOP_AFTER_INTERRUPT_MS = 2_000;
 const POLL_MS = 50;
 
-/** The main process or any other member of its group is still running (zombies count as dead). */
+/**
+ * The main process or any other member of its group is still running (zombies count as dead), or a process
+ * that left the group but belongs to the server (child.outsiders).
+ */
 export function groupAlive(child: Child): boolean {
-  return child.isAlive() || child.groupMembers().length > 0;
+  return child.isAlive() || child.groupMembers().length > 0 || child.outsiders().length > 0;
 }
 
 /** Ctrl-C: SIGINT to the group, up to `graceMs` for all of it to exit, then SIGTERM and SIGKILL. */
 export async function interruptGroup(child: Child, graceMs: number): Promise<{ report: StopReport; exitedOnSigint: boolean }> {
   child.signalGroup('SIGINT');
   const deadline = systemClock.now() + graceMs;
-  while (groupAlive(child) && systemClock.now() < deadline) await sleep(Math.min(POLL_MS, Math.max(1, deadline - systemClock.now())));
-  const exitedOnSigint = !groupAlive(child);
+  // Polled: the group alone (outsiders are found once, by stop, at a cost of reading every process's fds).
+  const running = (): boolean => child.isAlive() || child.groupMembers().length > 0;
+  while (running() && systemClock.now() < deadline) await sleep(Math.min(POLL_MS, Math.max(1, deadline - systemClock.now())));
+  const exitedOnSigint = !running();
   return { report: await child.stop({ graceMs: Math.min(graceMs, STOP_AFTER_INTERRUPT_MS) }), exitedOnSigint };
 }
 

@@ -1,7 +1,8 @@
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { OutputQueue, type OutputChunk } from '../output-queue.js';
-import { isProcessAlive, listGroupMembers } from '../process-table.js';
+import { holdersOf, isProcessAlive, listGroupMembers, ownLineage, ownProcessGroup, readFdLinks, readProcStat, type ProcessRef } from '../process-table.js';
+import { ProcessTree } from '../process-tree.js';
 import { signalProcessGroup, terminateGroup, type StopReport } from '../terminate-group.js';
 import { systemClock } from '../wall-clock.js';
 
@@ -42,6 +43,13 @@ export interface Child {
   reapGroup(graceMs: number): Promise<StopReport>;
   /** Live (non-zombie) pids in the group, read from /proc; includes `pid` while it runs. */
   groupMembers(): number[];
+  /**
+   * Live processes outside the group that belong to the server: seen in its tree (they called setsid, or
+   * their parent exited) or holding its stdout/stderr. `stop` stops them too.
+   */
+  outsiders(): ProcessRef[];
+  /** The server's process tree, for sampling its activity (io/process-tree.ts). */
+  readonly tree: ProcessTree;
   /** Lets go of the child: it keeps running, and no longer keeps this process alive (`--keep-on-fail`). */
   release(): void;
   /** Stops taking the pipes' output into `output`; what they deliver from now on is held back for `handOver`. */
@@ -79,11 +87,18 @@ export class SupervisedChild implements Child {
   private stopping: Promise<StopReport> | undefined;
   /** Set by `holdOutput`: chunks read from then on, kept out of `output`. */
   private heldBack: OutputChunk[] | undefined;
+  readonly tree: ProcessTree;
+  /** The child's ends of its stdout and stderr (`socket:[inode]`): whoever holds them writes into our log. */
+  private readonly pipeLinks: Set<string>;
 
   constructor(private readonly proc: PipedProcess) {
     // Before 'spawn' succeeds pid is undefined; 0 is refused by signalProcessGroup, never our own group.
     this.pid = proc.pid ?? 0;
     this.pgid = this.pid;
+    this.tree = new ProcessTree(this.pid, true);
+    // spawn returns once the child exec'd, its fds 1 and 2 in place; but it may already have pointed them
+    // elsewhere (`exec >/dev/null`): only our pipe, never a file that every process holds, names a holder.
+    this.pipeLinks = new Set((this.pid > 0 ? readFdLinks(this.pid, [1, 2]) : []).filter((link) => /^(socket|pipe):\[\d+\]$/.test(link)));
     this.output = new OutputQueue({ highWaterBytes: HIGH_WATER_BYTES, onPressure: (paused) => this.pause(paused) });
     this.exited = new Promise((resolve) => {
       proc.once('exit', (code, signal) => {
@@ -147,10 +162,28 @@ export class SupervisedChild implements Child {
     return listGroupMembers(this.pgid);
   }
 
+  outsiders(): ProcessRef[] {
+    if (this.pid <= 0) return [];
+    this.tree.sample(systemClock.now());
+    const found = new Map(this.tree.alive().map((ref) => [ref.pid, ref]));
+    for (const pid of holdersOf(this.pipeLinks)) {
+      const stat = readProcStat(pid);
+      if (stat && !found.has(pid)) found.set(pid, { pid, comm: stat.comm, startTicks: stat.startTicks });
+    }
+    // Never us, our ancestors or our group (a broken table must not make spinup signal its own shell).
+    const ours = ownLineage();
+    const ownGroup = ownProcessGroup();
+    return [...found.values()].filter((ref) => {
+      const pgid = readProcStat(ref.pid)?.pgid;
+      return !ours.has(ref.pid) && ref.pid > 1 && pgid !== this.pgid && pgid !== ownGroup;
+    });
+  }
+
   private async runStop(graceMs: number): Promise<StopReport> {
     const report = await terminateGroup({
       pgid: this.pgid,
       graceMs,
+      outsiders: this.outsiders(),
       isLeaderAlive: () => this.isAlive(),
       leaderExited: this.exited,
     });

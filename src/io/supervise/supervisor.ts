@@ -16,7 +16,8 @@ import { AfterReadyWatch } from './after-ready.js';
 import type { DecidedBy, Decision, Outcome } from './decision.js';
 import { exitAfterReadyVerdict, exitSignal, exitVerdict } from './exit.js';
 import { HealthGate } from './health-gate.js';
-import { timeoutVerdict } from './verdicts.js';
+import { activityStallVerdict, timeoutVerdict } from './verdicts.js';
+import { ActivityWatch, type ActivityOptions } from './activity-watch.js';
 import { MergedOutput } from './merged-output.js';
 import type { StreamName } from './merge.js';
 import { interruptGroup, releaseChild, sleep, within } from './stop.js';
@@ -40,6 +41,8 @@ export interface SupervisorOptions {
   health?: { url: string; intervalMs?: number; waitMs: number };
   /** No verdict within this long after the launch: STALLED. */
   timeoutMs?: number;
+  /** Judge a silent log by what the server's processes do (Linux /proc); absent: by the log alone. */
+  activity?: ActivityOptions;
   tickMs?: number;
   signal?: AbortSignal;
   /** Wall time for the session and the deciders; default the system clock. */
@@ -80,17 +83,20 @@ export class Supervisor implements LoopDecider {
   /** The loop read the child's output to its end (or the supervisor closed). */
   private readonly outputEnded: Promise<void>;
   private readonly unfollow: () => void;
+  private readonly activity: ActivityWatch | undefined;
 
   constructor(private readonly options: SupervisorOptions) {
     this.clock = options.clock ?? systemClock;
     this.startedAt = this.clock.now();
+    this.activity = options.activity ? new ActivityWatch(options.activity, this.startedAt) : undefined;
     const { child } = options;
     // Every line the session reads also goes to the after-ready watch (once READY) and is counted: the
     // session's own line hook, so feeding the session is all a driver does with a line.
     this.unfollow = options.session.observe({
       events: () => {},
-      line: (raw, _session, where) => {
+      line: (raw, session, where) => {
         this.lines++;
+        this.activity?.noteLine(session, where.wall ?? this.clock.now());
         this.afterReady?.push(raw, { lineNo: where.lineNo, wall: where.wall });
       },
     });
@@ -139,6 +145,15 @@ export class Supervisor implements LoopDecider {
     if (timeoutMs !== undefined && wall - this.startedAt >= timeoutMs && (this.phase === 'startup' || this.phase === 'health-wait')) {
       this.decide(timeoutVerdict({ session: this.options.session, timeoutMs, elapsedMs: wall - this.startedAt }), 'timeout');
     }
+    this.judgeActivity(wall);
+  }
+
+  /** Before a verdict, a silent log is judged by what the process tree does meanwhile. */
+  private judgeActivity(wall: number): void {
+    if (!this.activity || this.phase !== 'startup' || this.exit) return;
+    const { session } = this.options;
+    const stall = this.activity.tick(wall, session.classifier?.state.stage ?? 'none');
+    if (stall) this.decide(activityStallVerdict({ session, stall, elapsedMs: wall - this.startedAt }), 'activity');
   }
 
   /** Ctrl-C, told by the loop (which reads on: the server's last words still go to the log). */
@@ -268,6 +283,7 @@ export class Supervisor implements LoopDecider {
   }
 
   private decide(verdict: Verdict, by: DecidedBy, extra: Partial<Decision> = {}): void {
+    if (this.settle) this.activity?.finish(this.clock.now());
     if (verdict.verdict === 'ready' && this.settle) this.readyDecidedAt = this.clock.now();
     this.resolve({ kind: 'decided', decision: { verdict, by, exit: this.exit, health: this.health?.latest, ...extra } });
   }

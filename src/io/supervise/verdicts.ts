@@ -1,4 +1,5 @@
 /** Verdicts only a supervisor can give: a crash after READY, a probe that never agreed, a global timeout. */
+import { describeStall, type ActivityStall } from '../../core/activity.js';
 import { formatDuration } from '../../core/duration.js';
 import type { ClassifierEvent, Verdict } from '../../core/events.js';
 import type { CompiledPack } from '../../core/pack-types.js';
@@ -56,6 +57,26 @@ export function healthStallVerdict(options: { ready: Verdict; url: string; waitM
     silentMs: waitMs,
     budget: { ms: waitMs, source: 'override', detail: 'wait for the health probe after the ready line' },
     lastLine: ready.decidedBy,
+  };
+}
+
+/** The log was silent and the process tree idle (`--idle`) or spinning without I/O (`--spin`) too long. */
+export function activityStallVerdict(options: { session: Session; stall: ActivityStall; elapsedMs: number }): Verdict {
+  const { session, stall, elapsedMs } = options;
+  const state = session.classifier?.state;
+  const stage = state?.stage ?? 'none';
+  const flag = stall.kind === 'idle' ? '--idle' : '--spin';
+  return {
+    verdict: 'stalled',
+    stage,
+    at: session.now,
+    elapsedMs,
+    reason: describeStall(stall, stage),
+    evidence: [],
+    symptoms: [],
+    silentMs: stall.quietMs,
+    budget: { ms: stall.limitMs, source: 'override', detail: `${flag} ${formatDuration(stall.limitMs)}: a silent log with ${stall.kind === 'idle' ? 'an idle process tree' : 'CPU but no I/O'}` },
+    lastLine: state?.lastLine,
   };
 }
 
