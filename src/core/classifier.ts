@@ -12,7 +12,7 @@ import { lineMessage } from './message-catalog.js';
 import type { CompiledPack } from './pack-types.js';
 import { parseFrame } from './parse-line.js';
 import type { QuietScope } from './prefilter.js';
-import { acts, actsAfterVerdict, AFTER_VERDICT, FOLLOWERS, IDLE_KINDS, onlyKind, redrawn, type FollowStep, type FrameMatch, type RegisteredKind } from './rule-kinds.js';
+import { acts, actsAfterVerdict, AFTER_VERDICT, FOLLOWERS, IDLE_KINDS, loneBar, redrawn, type FollowStep, type FrameMatch, type RegisteredKind } from './rule-kinds.js';
 import { newRun, type RunState } from './run-state.js';
 import type { TracebackException } from './traceback.js';
 import { failedVerdict, incompleteVerdict, readyVerdict, stalledVerdict } from './verdicts.js';
@@ -122,7 +122,8 @@ export class Classifier {
     if (redrawn(match)) {
       this.lastText = text;
       this.lastMatch = match;
-      if (match.progress && onlyKind(match) && !match.frame.time) this.bars.learn(text, match.progress, match.progress.countersAt);
+      const bar = loneBar(match);
+      if (bar) this.bars.learn(text, bar, bar.countersAt);
     }
     return match;
   }

@@ -452,6 +452,11 @@ export function onlyKind(match: FrameMatch): boolean {
   return match.hits !== 0 && (match.hits & (match.hits - 1)) === 0;
 }
 
+/** The bar, when a bar is all an untimed frame matched: a frame the known-bars table may learn (known-bars.ts). */
+export function loneBar(match: FrameMatch): ProgressHit | undefined {
+  return match.progress !== undefined && onlyKind(match) && !match.frame.time ? match.progress : undefined;
+}
+
 /** Whether the frame is one that is redrawn in place (a bar). */
 export function redrawn(match: FrameMatch): boolean {
   return (match.hits & REDRAWN) !== 0;
