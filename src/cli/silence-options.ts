@@ -19,7 +19,9 @@ export function silenceLimits(values: { idle?: string; spin?: string }): Silence
 const shown = (ms: number): string => formatDuration(ms).replace(/m00s$/, 'm');
 
 export const silenceHelp = `  --idle DURATION     a silent log while the server's processes read, write and compute
-                      nothing: STALLED after this, in any stage (default ${shown(DEFAULT_SILENCE_LIMITS.idleMs)}); a silent
+                      nothing: STALLED after this, in any stage (default ${shown(DEFAULT_SILENCE_LIMITS.idleMs)}; a node of
+                      a multi-node start waits for the others in distributed_init as long
+                      as the head lets a node join, --join-budget); a silent
                       log while they read or write is a slow stage, never a stall before
                       the stage's own budget (Linux /proc; elsewhere the log alone)
   --spin DURATION     a silent log while they burn CPU with no I/O (a hung collective):

@@ -34,6 +34,17 @@ export interface SilenceLimits {
 
 export const DEFAULT_SILENCE_LIMITS: SilenceLimits = { idleMs: 5 * 60_000, spinMs: 15 * 60_000 };
 
+/**
+ * The limits in `stage` of a start whose ranks may wait for peers (`peerWaitMs`: one node of a multi-node
+ * start). In distributed_init a rank sleeps in its rendezvous until every node is up, and another node's
+ * pod may start minutes later (an image pull): that idle wait is no hang before the wait the group allows
+ * a node to join (the head's join budget), which names the missing node itself.
+ */
+export function limitsInStage(limits: SilenceLimits, stage: string, peerWaitMs: number | undefined): SilenceLimits {
+  if (peerWaitMs === undefined || stage !== 'distributed_init') return limits;
+  return { idleMs: Math.max(limits.idleMs, peerWaitMs), spinMs: Math.max(limits.spinMs, peerWaitMs) };
+}
+
 /** A silence the tree's activity does not excuse: STALLED. */
 export interface ActivityStall {
   kind: 'idle' | 'spin';
@@ -102,16 +113,19 @@ export class ActivityJudge {
     return this.latestActivity;
   }
 
-  /** `lastLineAt`: wall time of the log's last line that counts (heartbeats do not), or of the launch. */
-  judge(now: number, lastLineAt: number): ActivityStall | undefined {
+  /**
+   * `lastLineAt`: wall time of the log's last line that counts (heartbeats do not), or of the launch;
+   * `limits`: those of the current stage (limitsInStage), else the judge's own.
+   */
+  judge(now: number, lastLineAt: number, limits: SilenceLimits = this.limits): ActivityStall | undefined {
     if (this.lastIoAt === undefined || this.lastCpuAt === undefined) return undefined;
     const ioQuietMs = now - Math.max(lastLineAt, this.lastIoAt);
     const quietMs = now - Math.max(lastLineAt, this.lastIoAt, this.lastCpuAt);
-    if (quietMs >= this.limits.idleMs) {
-      return { kind: 'idle', quietMs, limitMs: this.limits.idleMs };
+    if (quietMs >= limits.idleMs) {
+      return { kind: 'idle', quietMs, limitMs: limits.idleMs };
     }
-    if (ioQuietMs >= this.limits.spinMs) {
-      return { kind: 'spin', quietMs: ioQuietMs, limitMs: this.limits.spinMs };
+    if (ioQuietMs >= limits.spinMs) {
+      return { kind: 'spin', quietMs: ioQuietMs, limitMs: limits.spinMs };
     }
     return undefined;
   }

@@ -256,6 +256,22 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     expect((await apiGet({ url: await urlOf(h) }, '/readyz', 2_000).catch(() => ({ status: 0 }))).status).not.toBe(200);
   }, 60_000);
 
+  it('run head: its server waiting idle for node 1 in distributed_init is no hang before the join budget (--idle gives way), which then names node 1', async () => {
+    // The head's server stops in its rendezvous (its lines up to "Init torch distributed begin."), then sleeps
+    // there, as ranks do until every node is up: --idle 2s alone would call that STALLED long before node 1 may join.
+    const lines = readFileSync(READY_LOG, 'utf8').split('\n');
+    const waiting = join(scratch, 'waiting-in-rendezvous.log');
+    writeFileSync(waiting, `${lines.slice(0, lines.findIndex((line) => line.includes('Init torch distributed begin.')) + 4).join('\n')}\n`);
+    const startedAt = Date.now();
+    const h = node(['--listen', '127.0.0.1:0', '--group-size', '2', '--idle', '2s', '--join-budget', '8s'], waiting);
+    const verdict = await groupVerdict(h);
+    expect(verdict).toMatchObject({ verdict: 'stalled', node: 1 });
+    expect(verdict.reason).toMatch(/node 1 has not joined within its join budget of 8s/);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(8_000);
+    expect(jsonLines(h).filter((e) => e.type === 'verdict' && e.decided_by === 'activity')).toEqual([]);
+    expect(await h.code).toBe(2);
+  }, 60_000);
+
   it('run head: --timeout holds after the head is ready, while it waits for a follower (exit 2)', async () => {
     const startedAt = Date.now();
     const h = node(['--listen', '127.0.0.1:0', '--group-size', '2', '--stall', '3s', '--timeout', '4s'], READY_LOG);

@@ -1,7 +1,7 @@
 // The judgement of a silent log by the process tree's activity (core/activity.ts) and the words of a silent
 // load's progress (core/load-progress.ts): pure, samples in, judgement out.
 import { describe, expect, it } from 'vitest';
-import { activityBetween, ActivityJudge, DEFAULT_SILENCE_LIMITS, describeStall, type ActivitySample } from '../../src/core/activity.js';
+import { activityBetween, ActivityJudge, DEFAULT_SILENCE_LIMITS, describeStall, limitsInStage, type ActivitySample } from '../../src/core/activity.js';
 import { describeLoadProgress, formatBytes, loadProgress } from '../../src/core/load-progress.js';
 import { parseRunArgs } from '../../src/cli/run/options.js';
 
@@ -75,6 +75,25 @@ describe('ActivityJudge with the default limits (--idle 5m, --spin 15m)', () => 
     expect(parsed([])).toMatchObject({ kind: 'run', options: { silence: { idleMs: 5 * MINUTE, spinMs: 15 * MINUTE } } });
     expect(parsed(['--idle', '90s', '--spin', '2m'])).toMatchObject({ kind: 'run', options: { silence: { idleMs: 90_000, spinMs: 120_000 } } });
     expect(() => parsed(['--idle', 'soon'])).toThrow('--idle wants a duration like 90s, 5m or 1h30m, not "soon"');
+  });
+});
+
+describe('limitsInStage: a node of a multi-node start waits for its peers', () => {
+  const limits = { idleMs: 2_000, spinMs: 6_000 };
+  it('in distributed_init, neither limit comes before the peer wait (the join budget)', () => {
+    expect(limitsInStage(limits, 'distributed_init', 600_000)).toEqual({ idleMs: 600_000, spinMs: 600_000 });
+    expect(limitsInStage({ idleMs: 900_000, spinMs: 900_000 }, 'distributed_init', 600_000)).toEqual({ idleMs: 900_000, spinMs: 900_000 });
+  });
+  it('in any other stage, or on one node, the limits stand', () => {
+    expect(limitsInStage(limits, 'load_weights', 600_000)).toBe(limits);
+    expect(limitsInStage(limits, 'distributed_init', undefined)).toBe(limits);
+  });
+  it('the judge takes the stage limits it is given', () => {
+    const judge = new ActivityJudge(limits);
+    judge.push({ wall: 0, readBytes: 0, writtenBytes: 0, cpuMs: 0 });
+    judge.push({ wall: 3_000, readBytes: 0, writtenBytes: 0, cpuMs: 0 });
+    expect(judge.judge(3_000, 0)?.kind).toBe('idle');
+    expect(judge.judge(3_000, 0, limitsInStage(limits, 'distributed_init', 10_000))).toBeUndefined();
   });
 });
 

@@ -3,6 +3,7 @@
  * attached until a crash or Ctrl-C; and always, at the end, the process group stopped (or left, when asked).
  */
 import { EXIT } from '../../core/exit-codes.js';
+import { DEFAULT_JOIN_BUDGET_MS } from '../../core/group-reducer.js';
 import { formatDuration } from '../../core/duration.js';
 import type { Verdict } from '../../core/events.js';
 import type { Session } from '../../core/session.js';
@@ -209,10 +210,12 @@ class Flow {
 }
 
 /** What the supervisor needs to judge a silent log by the server's processes, and where it tells what it sees. */
-function activityOptions({ child, options, session, io, reporter }: RunContext): ActivityOptions {
+function activityOptions({ child, options, session, io, reporter, group, groupReady }: RunContext): ActivityOptions {
   return {
     tree: child.tree,
     limits: options.silence,
+    // A node of a multi-node start waits for the others in distributed_init as long as the head lets a node join.
+    peerWaitMs: group ? group.joinBudgetMs : groupReady ? DEFAULT_JOIN_BUDGET_MS : undefined,
     checkpointBytes: () => checkpointBytes(trackerOf(session)?.startFacts.model ?? modelFromCommand(options.args), io.env),
     onProgress: (progress, final) => {
       trackerOf(session)?.noteLoad(progress);

@@ -60,15 +60,19 @@ export class GroupHead implements EventSink {
   /** A follower failed or was lost after the group was READY. */
   readonly afterReady: Promise<FollowerFailure>;
 
+  /** How long a follower may take to join (--join-budget). */
+  readonly joinBudgetMs: number;
+
   constructor(private readonly options: GroupHeadOptions) {
     this.clock = options.clock ?? systemClock;
+    this.joinBudgetMs = options.joinBudgetMs ?? DEFAULT_JOIN_BUDGET_MS;
     this.t0 = this.clock.now();
     this.reducer = new GroupReducer({
       nodes: [{ node: HEAD, kind: 'log' }],
       expected: options.expected,
       head: HEAD,
       heartbeatIntervalMs: options.heartbeatMs,
-      joinBudgetMs: options.joinBudgetMs ?? DEFAULT_JOIN_BUDGET_MS,
+      joinBudgetMs: this.joinBudgetMs,
       timeoutMs: options.timeoutMs,
     });
     this.reporter = new GroupReporter(options.io, options.mode, options.color);
@@ -85,7 +89,7 @@ export class GroupHead implements EventSink {
     );
     options.status.model.group(groupStatus(this.reducer.standing()));
     const beats = `${MISSED_HEARTBEATS} heartbeats of ${formatDuration(options.heartbeatMs)}`;
-    const join = formatDuration(options.joinBudgetMs ?? DEFAULT_JOIN_BUDGET_MS);
+    const join = formatDuration(this.joinBudgetMs);
     this.note(`head of a group of ${options.expected.size} nodes: followers push to /v1/nodes/N/events; one silent for ${beats} is lost; one not joined within ${join} (--join-budget) stalls the group`);
   }
 

@@ -3,7 +3,7 @@
  * (io/activity-sampler.ts), lets core/activity.ts judge the silence, and in load_weights turns the bytes read
  * into progress against the checkpoint's size.
  */
-import { ActivityJudge, type ActivityStall, type SilenceLimits } from '../../core/activity.js';
+import { ActivityJudge, limitsInStage, type ActivityStall, type SilenceLimits } from '../../core/activity.js';
 import type { LogLine } from '../../core/events.js';
 import type { Session } from '../../core/session.js';
 import { loadProgress, type LoadProgress } from '../../core/load-progress.js';
@@ -15,6 +15,8 @@ import type { ProcessTree, TreeSample } from '../process-tree.js';
 export interface ActivityOptions {
   tree: ProcessTree;
   limits: SilenceLimits;
+  /** One node of a multi-node start: how long its ranks may wait idle for peers in distributed_init (limitsInStage). */
+  peerWaitMs?: number;
   /** Sampling interval floor (default 1 s). */
   sampleMs?: number;
   /** The checkpoint's size, asked once load_weights begins (the model is known from the log by then). */
@@ -60,7 +62,7 @@ export class ActivityWatch {
   tick(wall: number, stage: Stage): ActivityStall | undefined {
     const sample = this.sampler.maybeSample(wall);
     if (sample) this.take(sample, stage);
-    const stall = this.judge.judge(wall, this.lastLineAt);
+    const stall = this.judge.judge(wall, this.lastLineAt, limitsInStage(this.options.limits, stage, this.options.peerWaitMs));
     if (stall && this.recent.length > 0) stall.inKernelWait = this.recent.at(-1)!.inKernelWait;
     return stall;
   }
