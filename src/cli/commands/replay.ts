@@ -120,6 +120,8 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
     if (threads > 1) await replayOnWorkers({ cases, workers: threads - 1, local: tools, packRefs: values.pack, coverage, onCase, signal: io.signal });
     else await replayInThread({ cases, tools, onCase, signal: io.signal });
   } catch (error) {
+    // The rows of the cases done come before anything else is said (an error, an interruption).
+    reporter.flush();
     if (error instanceof ExpectationError) throw new UsageError(error.message);
     if (error instanceof ReplayInterrupted) {
       write(io.stderr, 'spinup replay: interrupted\n');
@@ -127,6 +129,7 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
     }
     throw error;
   }
+  reporter.flush();
   for (const line of memory?.summary() ?? []) write(io.stderr, `spinup replay: ${line}\n`);
   reporter.casesDone();
   if (coverage) {
