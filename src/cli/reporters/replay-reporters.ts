@@ -5,6 +5,7 @@
  * needs is kept (JUnit's testcases, which its header counts).
  */
 import { writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { basename, dirname, relative, resolve } from 'node:path';
 import pc from 'picocolors';
 import type { CoverageReport } from '../../replay/coverage.js';
@@ -67,9 +68,9 @@ class CaseRows {
 
   add(text: string): void {
     if (this.live) return write(this.stdout, text);
-    if (this.pending === '') this.since = Date.now();
+    if (this.pending === '') this.since = performance.now();
     this.pending += text;
-    if (this.pending.length >= BATCH_CHARS || Date.now() - this.since >= BATCH_MS) this.flush();
+    if (this.pending.length >= BATCH_CHARS || performance.now() - this.since >= BATCH_MS) this.flush();
   }
 
   flush(): void {
