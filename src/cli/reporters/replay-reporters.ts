@@ -54,8 +54,9 @@ export function replayReporter(params: ReplayReporterParams): ReplayReporter {
 /**
  * The per-case rows on their way to stdout. A terminal gets each row as its case is done; a pipe
  * or a file gets them in batches (the same bytes, in the same order): a replay of 10,000 logs
- * into a pipe spent 8% of its time in one write(2) per row. A batch is written when it is large
- * or a second old, so a slow replay piped to `tee` still shows its progress.
+ * into a pipe spent 8% of its time in one write(2) per row. A batch is written when it is large,
+ * or when a row joins it a second or more after its first: a slow replay piped to `tee` shows its
+ * rows at most a second (or one slow case) late, and all of them before anything else it says.
  */
 class CaseRows {
   private pending = '';
