@@ -1,12 +1,12 @@
 /**
  * `replay --jobs N`: how many threads replay the cases: the main thread (which also prints) and
  * N - 1 worker threads; 1 replays in the main thread alone, as replay always did. Left out: one
- * thread per core (at most MAX_AUTO_JOBS), except where a worker cannot pay for itself: one
- * core, or logs too few to outweigh a worker's start (its own modules and compiled packs),
+ * thread per idle core (at most MAX_AUTO_JOBS), except where a worker cannot pay for itself: one
+ * idle core, or logs too few to outweigh a worker's start (its own modules and compiled packs),
  * counted in bytes of log.
  */
 import { statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import type { ReplayCase } from '../replay/replay-case.js';
 import { UsageError } from './errors.js';
 
@@ -26,13 +26,20 @@ export function jobsOption(value: string | undefined): number | undefined {
   return Number(value);
 }
 
-/** How many threads replay `cases`: the main thread, and one worker per thread more. */
-export function replayThreads(params: { jobs: number | undefined; cases: readonly ReplayCase[]; cores?: number }): number {
+/**
+ * How many threads replay `cases`: the main thread, and one worker per thread more. Left to
+ * choose, one per core the machine has idle (its load average of the last minute taken off its
+ * cores, a core partly idle counted): a worker on a core already busy only shares that core, and
+ * costs a whole heap more. Measured on this 2-core machine at load 4-5, a 10,000-log archive
+ * (178 MB): two threads 10-11 s and 112 MB, one thread 9-10 s and 84 MB.
+ */
+export function replayThreads(params: { jobs: number | undefined; cases: readonly ReplayCase[]; cores?: number; load?: number }): number {
   const { jobs, cases } = params;
   if (jobs !== undefined) return Math.max(1, Math.min(jobs, cases.length));
   const cores = params.cores ?? availableParallelism();
-  if (cores < 2 || cases.length < 2 || logBytes(cases) < MIN_WORKER_BYTES) return 1;
-  return Math.min(cores, MAX_AUTO_JOBS, cases.length);
+  const idle = Math.ceil(cores - (params.load ?? loadavg()[0]!));
+  if (cores < 2 || idle < 2 || cases.length < 2 || logBytes(cases) < MIN_WORKER_BYTES) return 1;
+  return Math.min(cores, idle, MAX_AUTO_JOBS, cases.length);
 }
 
 function logBytes(cases: readonly ReplayCase[]): number {

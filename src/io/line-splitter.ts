@@ -90,6 +90,17 @@ export class LineSplitter {
     this.#lastLineNo = Math.max(this.#lastLineNo, this.#lineNo - 1);
   }
 
+  /**
+   * Counts `\r` frames of the current physical line as cut and passed over by the caller (a
+   * reader that leaves a known bar's frames undecoded: io/fast-path): the line has met a `\r`, as
+   * if the splitter had cut them (`frames` of them not empty), and the next bytes pushed go on
+   * the same line.
+   */
+  passFrames(frames: number): void {
+    this.#lineHadCr = true;
+    if (frames > 0) this.#lastLineNo = Math.max(this.#lastLineNo, this.#lineNo);
+  }
+
   push(chunk: Buffer): SplitLine[] {
     const out: SplitLine[] = [];
     this.forEachLine(chunk, (line) => void out.push(line));

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseDuration } from '../core/duration.js';
 import { isCause, isStage, isVerdictKind, type Cause, type Stage, type VerdictKind } from '../core/vocabulary.js';
 import { yamlModule } from '../pack/yaml-module.js';
+import { parseFlatYaml } from './flat-yaml.js';
 
 export interface Expectation {
   family?: string;
@@ -33,7 +34,8 @@ export class ExpectationError extends Error {
 export function readExpectation(file: string): Expectation {
   let data: unknown;
   try {
-    data = yamlModule().parse(readFileSync(file, 'utf8'));
+    const text = readFileSync(file, 'utf8');
+    data = parseFlatYaml(text) ?? yamlModule().parse(text);
   } catch (error) {
     throw new ExpectationError(file, `cannot parse: ${(error as Error).message.split('\n')[0]}`);
   }

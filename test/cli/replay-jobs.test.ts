@@ -1,4 +1,4 @@
-/** How many threads replay a corpus: --jobs as given, else one per core for logs that repay a worker. */
+/** How many threads replay a corpus: --jobs as given, else one per idle core for logs that repay a worker. */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,13 +32,24 @@ describe('replayThreads', () => {
   });
 
   it('left out: one per core, at most MAX_AUTO_JOBS, for logs that repay a worker', () => {
-    expect(replayThreads({ jobs: undefined, cases: big, cores: 2 })).toBe(2);
-    expect(replayThreads({ jobs: undefined, cases: [...big, ...big], cores: 64 })).toBe(MAX_AUTO_JOBS);
+    expect(replayThreads({ jobs: undefined, cases: big, cores: 2, load: 0 })).toBe(2);
+    expect(replayThreads({ jobs: undefined, cases: [...big, ...big], cores: 64, load: 0 })).toBe(MAX_AUTO_JOBS);
   });
 
   it('left out: one thread on one core, or for a few small logs', () => {
-    expect(replayThreads({ jobs: undefined, cases: big, cores: 1 })).toBe(1);
-    expect(replayThreads({ jobs: undefined, cases: small, cores: 8 })).toBe(1);
-    expect(replayThreads({ jobs: undefined, cases: big.slice(0, 1), cores: 8 })).toBe(1);
+    expect(replayThreads({ jobs: undefined, cases: big, cores: 1, load: 0 })).toBe(1);
+    expect(replayThreads({ jobs: undefined, cases: small, cores: 8, load: 0 })).toBe(1);
+    expect(replayThreads({ jobs: undefined, cases: big.slice(0, 1), cores: 8, load: 0 })).toBe(1);
+  });
+
+  it('left out: only the cores the load average leaves idle, a core partly idle counted', () => {
+    expect(replayThreads({ jobs: undefined, cases: big, cores: 2, load: 4.5 })).toBe(1);
+    expect(replayThreads({ jobs: undefined, cases: big, cores: 2, load: 1.2 })).toBe(1);
+    expect(replayThreads({ jobs: undefined, cases: big, cores: 2, load: 0.6 })).toBe(2);
+    expect(replayThreads({ jobs: undefined, cases: [...big, ...big], cores: 8, load: 5.5 })).toBe(3);
+  });
+
+  it('--jobs N is N threads however busy the machine is', () => {
+    expect(replayThreads({ jobs: 2, cases: big, cores: 2, load: 9 })).toBe(2);
   });
 });

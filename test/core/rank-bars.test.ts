@@ -147,3 +147,27 @@ describe('a flood of frames that only move their counters', () => {
     expect(heap[1]! - heap[0]!).toBeLessThan(2 * 1024 * 1024);
   }, 120_000);
 });
+
+describe('a flood of \\r frames that only move their counters, read by the watch loop', () => {
+  it('passes them over in bytes: few are cut out of their lines and decoded as text', async () => {
+    const s = session();
+    const classifier = s.classifier!;
+    const idleBarFrame = classifier.idleBarFrame;
+    let asText = 0;
+    let asBytes = 0;
+    // Counted on the real classifier, before the loop first asks it (Session.skippable takes it then).
+    (classifier as { idleBarFrame: typeof idleBarFrame }).idleBarFrame = (source, start, end) => {
+      if (typeof source === 'string') asText++;
+      else asBytes++;
+      return idleBarFrame(source, start, end);
+    };
+    const frames = 200_000;
+    const result = await runWatchLoop({ source: flood(frames, '\r', () => {}), session: s, stopAtVerdict: false, skipQuietLines: true });
+    expect(result.verdict).toMatchObject({ verdict: 'failed', cause: 'gpu_oom' });
+    expect(positions(s).stage).toBe(48);
+    // 100 frames to a line: the last of each (before its `\n`) is the splitter's to cut; the rest
+    // are recognised where they lie in the chunk.
+    expect(asBytes).toBeGreaterThan(frames / 2);
+    expect(asText).toBeLessThan(frames / 20);
+  }, 120_000);
+});

@@ -174,3 +174,20 @@ describe('LineSplitter: the line cut by a chunk, taken out (the fast path joins 
     expect(splitter.pending()).toEqual(before);
   });
 });
+
+describe('LineSplitter: \\r frames passed over by the caller (the fast path leaves idle bar frames undecoded)', () => {
+  it.each([
+    ['a blank end of the line', 'a\r', '\r\nx\n'],
+    ['a last frame', 'a\r', 'b\nx\n'],
+    ['an empty frame, then a blank end', '\r', '\r\nx\n'],
+  ])('the rest of the line after %s is cut as if the splitter had cut the frames before it', (_, passed, rest) => {
+    const whole = new LineSplitter();
+    const wholeLines = whole.push(Buffer.from(passed + rest));
+    const skipping = new LineSplitter();
+    const frames = passed.split('\r').filter((frame) => frame !== '').length;
+    skipping.passFrames(frames);
+    // The frames passed are the ones the caller holds; the splitter gives the rest as it would have.
+    expect(skipping.push(Buffer.from(rest))).toEqual(wholeLines.slice(frames));
+    expect(skipping.lastLineNo).toBe(whole.lastLineNo);
+  });
+});

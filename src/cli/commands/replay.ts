@@ -35,8 +35,9 @@ Options:
   --output FILE        with --format junit: write the XML to FILE, the table to stdout
   -j, --jobs N         replay on N threads (this one and N-1 workers), a case at a
                        time each; the output is the same, in the same order. 1: this
-                       thread only. Default: one per core (at most 4); 1 for less
-                       than 24 MB of logs, which a worker would not repay
+                       thread only. Default: one per idle core (the load average
+                       taken off the cores; at most 4); 1 for less than 24 MB of
+                       logs, which a worker would not repay
   --coverage           after the table: rules no replayed fixture exercises (and the
                        'untested:' reasons of those the pack explains), and per fixture
                        the error-like lines no rule claimed
@@ -120,6 +121,8 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
     if (threads > 1) await replayOnWorkers({ cases, workers: threads - 1, local: tools, packRefs: values.pack, coverage, onCase, signal: io.signal });
     else await replayInThread({ cases, tools, onCase, signal: io.signal });
   } catch (error) {
+    // The rows of the cases done come before anything else is said (an error, an interruption).
+    reporter.flush();
     if (error instanceof ExpectationError) throw new UsageError(error.message);
     if (error instanceof ReplayInterrupted) {
       write(io.stderr, 'spinup replay: interrupted\n');
@@ -127,6 +130,7 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
     }
     throw error;
   }
+  reporter.flush();
   for (const line of memory?.summary() ?? []) write(io.stderr, `spinup replay: ${line}\n`);
   reporter.casesDone();
   if (coverage) {

@@ -5,6 +5,7 @@
  * needs is kept (JUnit's testcases, which its header counts).
  */
 import { writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { basename, dirname, relative, resolve } from 'node:path';
 import pc from 'picocolors';
 import type { CoverageReport } from '../../replay/coverage.js';
@@ -29,6 +30,8 @@ export interface ReplayReporter {
   casesDone(): void;
   coverage(report: CoverageReport): void;
   finish(summary: ReplaySummary): void;
+  /** Writes out the rows held back (`CaseRows`); called however the replay ends. */
+  flush(): void;
 }
 
 export type ReplayFormat = 'text' | 'json' | 'junit';
@@ -48,10 +51,45 @@ export function replayReporter(params: ReplayReporterParams): ReplayReporter {
   return new TableReporter(io, logs);
 }
 
+/**
+ * The per-case rows on their way to stdout. A terminal gets each row as its case is done; a pipe
+ * or a file gets them in batches (the same bytes, in the same order): a replay of 10,000 logs
+ * into a pipe spent 8% of its time in one write(2) per row. A batch is written when it is large,
+ * or when a row joins it a second or more after its first: a slow replay piped to `tee` shows its
+ * rows at most a second (or one slow case) late, and all of them before anything else it says.
+ */
+class CaseRows {
+  private pending = '';
+  private since = 0;
+  private readonly live: boolean;
+
+  constructor(private readonly stdout: Io['stdout']) {
+    this.live = Boolean(stdout.isTTY);
+  }
+
+  add(text: string): void {
+    if (this.live) return write(this.stdout, text);
+    if (this.pending === '') this.since = performance.now();
+    this.pending += text;
+    if (this.pending.length >= BATCH_CHARS || performance.now() - this.since >= BATCH_MS) this.flush();
+  }
+
+  flush(): void {
+    if (this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
+    write(this.stdout, text);
+  }
+}
+
+const BATCH_CHARS = 32 * 1024;
+const BATCH_MS = 1000;
+
 class TableReporter implements ReplayReporter {
   readonly showsCoverage: boolean = true;
   private readonly width: number;
   private readonly colors: ReturnType<typeof pc.createColors>;
+  protected readonly rows: CaseRows;
 
   constructor(
     protected readonly io: Io,
@@ -59,13 +97,20 @@ class TableReporter implements ReplayReporter {
   ) {
     this.width = Math.min(72, Math.max(...logs.map((log) => fixtureName(log).length)));
     this.colors = pc.createColors(useColor(io));
+    this.rows = new CaseRows(io.stdout);
   }
 
   case(replayed: ReplayedCase): void {
-    write(this.io.stdout, tableRow(replayed, this.width, this.colors));
+    this.rows.add(tableRow(replayed, this.width, this.colors));
   }
 
-  casesDone(): void {}
+  casesDone(): void {
+    this.rows.flush();
+  }
+
+  flush(): void {
+    this.rows.flush();
+  }
 
   coverage(report: CoverageReport): void {
     write(this.io.stdout, formatCoverage(report, { color: useColor(this.io) }));
@@ -78,7 +123,7 @@ class TableReporter implements ReplayReporter {
 
 class JsonCasesReporter extends TableReporter {
   override case(replayed: ReplayedCase): void {
-    write(this.io.stdout, `${JSON.stringify(caseJson(replayed, this.io.cwd))}\n`);
+    this.rows.add(`${JSON.stringify(caseJson(replayed, this.io.cwd))}\n`);
   }
 
   override coverage(report: CoverageReport): void {
@@ -107,6 +152,7 @@ class JunitStdoutReporter implements ReplayReporter {
 
   coverage(): void {}
   finish(): void {}
+  flush(): void {}
 }
 
 /** The XML to a file for CI, the table for the person reading the job's log. */
@@ -127,6 +173,7 @@ class JunitFileReporter extends TableReporter {
   }
 
   override casesDone(): void {
+    super.casesDone();
     writeFileSync(resolve(this.io.cwd, this.output), junitXml(this.cases));
   }
 

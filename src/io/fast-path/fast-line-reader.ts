@@ -146,12 +146,47 @@ export class FastLineReader {
   #feedLine(chunk: Buffer, pos: number): number {
     const lf = chunk.indexOf(LF, pos);
     const end = lf === -1 ? chunk.length : lf + 1;
-    this.splitter.forEachLine(pos === 0 && end === chunk.length ? chunk : chunk.subarray(pos, end), this.#takeFrame);
+    const from = this.splitter.atLineStart ? this.#passIdleFrames(chunk, pos, end) : pos;
+    this.splitter.forEachLine(from === 0 && end === chunk.length ? chunk : chunk.subarray(from, end), this.#takeFrame);
     // The line's last frame was a known bar's left unread: it is the last line, read as a repeat is.
     const passed = this.#passed;
     this.#passed = undefined;
     if (passed !== undefined) this.#take(passed);
     return end;
+  }
+
+  /**
+   * The `\r` frames that begin the physical line at `pos` (up to `end`) and that #takeFrame would
+   * hold unread (a known bar's frames that moved only their counters), passed over in bytes: not
+   * cut, decoded, or asked about as text (issue 26, row i: tqdm's frames written to a file, a
+   * burst of them to a line). Only the last is decoded, held as #takeFrame holds one. A frame
+   * the splitter must judge (the line's last, one a `\r` ends at the chunk's end or before the
+   * `\n`, one over the length cap) stops the walk. Returns where the splitter
+   * takes the line up.
+   */
+  #passIdleFrames(chunk: Buffer, pos: number, end: number): number {
+    const now = this.#now;
+    if (now === undefined || this.#nextCr === -1 || this.#nextCr >= end) return pos;
+    let at = pos;
+    let last = -1;
+    let lastEnd = -1;
+    let frames = 0;
+    for (;;) {
+      const cr = chunk.indexOf(CR, at);
+      if (cr < at || cr + 1 >= end || chunk[cr + 1] === LF || cr - at > this.#max) break;
+      // An empty frame (tqdm begins each with `\r`) is none to the splitter either.
+      if (cr > at) {
+        if (!now.idleBar(chunk, at, cr)) break;
+        last = at;
+        lastEnd = cr;
+        frames++;
+      }
+      at = cr + 1;
+    }
+    if (at === pos) return pos;
+    if (last !== -1) this.#passed = { text: chunk.toString('utf8', last, lastEnd), lineNo: this.splitter.nextLineNo, truncated: 0 };
+    this.splitter.passFrames(frames);
+    return at;
   }
 
   /**
