@@ -20,8 +20,11 @@ import { version } from './version.js';
 /** What a live loop tells the status API. */
 export interface EventSink {
   events(events: readonly SessionEvent[]): void;
-  /** The start's verdict as the command decided it (`run`: the log, the process or the probe). */
-  verdict(verdict: Verdict): void;
+  /**
+   * The start's verdict as the command decided it (`run`: the log, the process or the probe).
+   * `node`: the node of a group whose failure after READY this verdict is.
+   */
+  verdict(verdict: Verdict, node?: number): void;
   /** A silent load's progress from the process tree's reads (io/supervise/activity-watch.ts). */
   loadProgress?(progress: LoadProgress): void;
 }
@@ -94,8 +97,8 @@ export class LiveStatus implements EventSink {
     this.model.loadProgress(progress);
   }
 
-  verdict(verdict: Verdict): void {
-    this.model.verdict(verdict);
+  verdict(verdict: Verdict, node?: number): void {
+    this.model.verdict(verdict, node);
     this.writeState();
   }
 

@@ -79,7 +79,7 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
           if (event.type !== 'after-ready-failure') continue;
           failedAfterReady = true;
           // /readyz turns 503, and the status says which node broke.
-          status?.verdict({ ...event.verdict, stage: 'ready', reason: `node ${event.node} failed after the group was READY: ${event.verdict.reason}` });
+          status?.verdict({ ...event.verdict, stage: 'ready', reason: `node ${event.node} failed after the group was READY: ${event.verdict.reason}` }, event.node);
         }
       },
       ...(status

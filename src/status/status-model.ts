@@ -104,10 +104,14 @@ export class StatusModel {
     for (const event of events) this.take(event);
   }
 
-  /** The start's verdict as the command decided it (`run`); with `verdictsFromEvents`, events suffice. */
-  verdict(verdict: Verdict): void {
+  /**
+   * The start's verdict as the command decided it (`run`); with `verdictsFromEvents`, events suffice.
+   * `node`: a group's node failed after READY, so the event replay (`attach`, /v1/events) names it.
+   */
+  verdict(verdict: Verdict, node?: number): void {
     this.settle(verdict);
-    this.publish('verdict', this.options.toJson({ type: 'verdict', verdict }));
+    const json = this.options.toJson({ type: 'verdict', verdict });
+    this.publish('verdict', node === undefined ? json : { ...json, node });
   }
 
   get verdictKind(): StatusVerdict {

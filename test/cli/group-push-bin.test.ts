@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { apiGet } from '../../src/serve/api-client.js';
+import { apiGet, readEvents } from '../../src/serve/api-client.js';
 import type { StatusSnapshot } from '../../src/status/status-snapshot.js';
 import { repoRoot } from '../helpers/run-main.js';
 import { spinup, until, type SpinupProcess } from '../helpers/spinup-process.js';
@@ -84,6 +84,32 @@ function jsonLines(run: SpinupProcess): Json[] {
 
 async function groupVerdict(run: SpinupProcess): Promise<Json> {
   return until('the group verdict', () => jsonLines(run).find((e) => e.type === 'group_verdict'), 30_000);
+}
+
+/**
+ * The event replay a late `attach` (or /v1/events) is given, up to the first `verdict` event that
+ * `wanted` accepts: what a client that comes after the fact learns of the start.
+ */
+async function replayedVerdict(url: string, wanted: (verdict: Json) => boolean): Promise<Json> {
+  const controller = new AbortController();
+  let found: Json | undefined;
+  const reading = readEvents({
+    target: { url },
+    afterId: 0,
+    signal: controller.signal,
+    onEvent: (event) => {
+      if (event.type !== 'verdict' || found) return;
+      const json = JSON.parse(event.data) as Json;
+      if (!wanted(json)) return;
+      found = json;
+      controller.abort();
+    },
+  });
+  const timer = setTimeout(() => controller.abort(), 10_000);
+  await reading;
+  clearTimeout(timer);
+  if (!found) throw new Error('no such verdict in the event replay');
+  return found;
 }
 
 // Node 0's 30 minutes of silence in distributed_init, played as 18 s: time for a follower to go away mid-start.
@@ -201,6 +227,8 @@ describe('spinup run across machines: head --listen --group-size 2, follower --g
     const status = JSON.parse((await apiGet({ url }, '/v1/status', 5_000)).body) as StatusSnapshot;
     expect(status.group?.nodes[1]).toMatchObject({ node_rank: 1, verdict: 'failed', stage: 'ready' });
     expect(status.reason).toMatch(/^node 1 failed after the group was READY: /);
+    // Issue 25, item 19: the event replay a late `attach` reads names the node too, not only its words.
+    expect(await replayedVerdict(url, (v) => v.verdict === 'failed')).toMatchObject({ node: 1, cause: 'host_oom', reason: expect.stringMatching(/^node 1 failed after the group was READY: /) });
     expect(h.child.exitCode).toBeNull();
     h.child.kill('SIGTERM');
     expect(await h.code).toBe(1);
@@ -324,7 +352,10 @@ describe('run head after READY: a follower\'s own READY and its death are the fo
     expect(metrics).toMatch(/^spinup_node_stage\{[^}]*node_rank="1",stage="ready"\} 1$/m);
 
     const server = Number(/"type":"started","pid":(\d+)/.exec(f.stdout())![1]);
+    // Issue 25, item 19: read while the head still serves (it exits at the failure): the replay's verdict names node 1.
+    const replayed = replayedVerdict(url, (v) => v.verdict === 'failed');
     process.kill(-server, 'SIGKILL');
+    expect(await replayed).toMatchObject({ node: 1, cause: 'host_oom', message: expect.stringMatching(/^node 1: killed by SIGKILL/) });
     expect(await h.code).toBe(1);
     // The block names node 1 and its cause; not the head's own server, which is fine.
     expect(h.stderr()).toMatch(/^FAILED sglang {2}node 1 of 2: host_oom: killed by SIGKILL/m);

@@ -157,7 +157,7 @@ export class GroupHead implements EventSink {
    * died: the group's block naming it (or a `verdict` line with its `node`), and the status API.
    */
   reportFollowerFailure(failure: FollowerFailure): void {
-    this.options.status.verdict(failure.decision.verdict);
+    this.options.status.verdict(failure.decision.verdict, failure.group.node);
     const family = this.options.session.pack?.name;
     if (this.options.mode === 'json') {
       const json = verdictJson(failure.decision.verdict, { family, decided_by: 'group', node: failure.group.node });
