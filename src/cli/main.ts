@@ -57,6 +57,11 @@ export async function main(io: Io): Promise<number> {
     write(io.stdout, `spinup ${version()}\n`);
     return EXIT.ok;
   }
+  // Not a command for people: the single executable's drainer of a server kept by --keep-on-fail (log-drainer.ts).
+  if (name === '__drain') {
+    (await import('../io/supervise/log-drainer.js')).runDrainer(args);
+    return EXIT.ok;
+  }
   const load = COMMANDS[name];
   if (!load) {
     write(io.stderr, `spinup: unknown command "${name}". Run 'spinup --help' for the list.\n`);

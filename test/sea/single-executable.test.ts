@@ -125,6 +125,28 @@ describe('27.1: the single executable, with no node on PATH', () => {
   });
 });
 
+describe('27.1: run --keep-on-fail from the single executable', () => {
+  it('the server kept after FAILED lives on, and its later lines reach the log (the drainer runs without node too)', async () => {
+    // A shell server: the CUDA OOM start, then a tick every 100 ms, as a server kept for inspection prints on.
+    const server = join(scratch, 'failing-server.sh');
+    writeFileSync(server, `cat '${FAILED_LOG}'\ni=0\nwhile [ $i -lt 3000 ]; do i=$((i+1)); echo "tick $i"; sleep 0.1; done\n`);
+    const log = join(scratch, 'kept.log');
+    const run = spawnSync(exe, ['run', '--json', '--keep-on-fail', '--log', log, '--', 'sh', server], { cwd: scratch, env, encoding: 'utf8', timeout: 120_000 });
+    expect(run.status, run.stderr).toBe(1);
+    const left = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).find((event) => event.type === 'left_running');
+    expect(left, run.stdout).toBeDefined();
+    const pgid = left!.pgid as number;
+    tracker.track(pgid);
+    const ticksAt = (): number => (readFileSync(log, 'utf8').match(/^tick \d+$/gm) ?? []).length;
+    const before = ticksAt();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // Alive: its group still answers signal 0, and it went on writing into the log after spinup left.
+    expect(() => process.kill(-pgid, 0)).not.toThrow();
+    expect(ticksAt()).toBeGreaterThan(before + 5);
+    process.kill(-pgid, 'SIGKILL');
+  });
+});
+
 describe('27.1: where the single executable unpacks its files', () => {
   /** Runs the copy with these variables only (and the no-node PATH), resolving its exit code and output. */
   function start(vars: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {

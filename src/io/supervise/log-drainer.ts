@@ -9,6 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import type { StreamName } from './merge.js';
 
@@ -16,10 +17,12 @@ import type { StreamName } from './merge.js';
 const MAX_PASSED_BYTES = 64 * 1024;
 
 /**
- * fd 3 and 4: the server's stdout and stderr; fd 1: the log, at spinup's own offset; argv: each
- * pipe's partial line that spinup held (base64).
+ * The drainer's program, a function of each pipe's partial line that spinup held (base64) and of
+ * `require`. fd 3 and 4: the server's stdout and stderr; fd 1: the log, at spinup's own offset.
+ * Node runs it with `node -e`; the single executable, which takes no Node options, by its hidden
+ * command DRAIN_COMMAND (runDrainer).
  */
-const DRAINER = String.raw`
+const DRAINER = String.raw`(held, require) => {
 const { Socket } = require('node:net');
 const { writeSync } = require('node:fs');
 // A line that never ends (a progress bar redrawn with \r) is written as it is past this size.
@@ -30,7 +33,7 @@ const write = (bytes) => {
 };
 for (const [index, fd] of [3, 4].entries()) {
   // The line spinup had begun on this pipe: the pipe's next bytes complete it.
-  let partial = Buffer.from(process.argv[1 + index] ?? '', 'base64');
+  let partial = Buffer.from(held[index] ?? '', 'base64');
   let pipe;
   try {
     pipe = new Socket({ fd, readable: true, writable: false });
@@ -50,7 +53,30 @@ for (const [index, fd] of [3, 4].entries()) {
     if (partial.length > 0) write(Buffer.concat([partial, Buffer.from('\n')]));
   });
 }
-`;
+}`;
+
+/** The single executable's hidden command that runs the drainer (cli/main.ts). */
+export const DRAIN_COMMAND = '__drain';
+
+/** The drainer's arguments to this executable: Node's `-e`, or the single executable's hidden command. */
+function drainerArgs(held: string[]): string[] {
+  return runningAsSingleExecutable() ? [DRAIN_COMMAND, ...held] : ['-e', `(${DRAINER})(process.argv.slice(1), require)`, ...held];
+}
+
+/** In the single executable (DRAIN_COMMAND): drains the pipes on fd 3 and 4 into fd 1 until they close. */
+export function runDrainer(held: string[]): void {
+  const program = new Function(`return ${DRAINER}`) as () => (held: string[], require: NodeRequire) => void;
+  program()(held, createRequire(import.meta.url));
+}
+
+function runningAsSingleExecutable(): boolean {
+  try {
+    return (createRequire(import.meta.url)('node:sea') as { isSea(): boolean }).isSea();
+  } catch {
+    // A Node without node:sea (before 20.12) runs no single executable.
+    return false;
+  }
+}
 
 /**
  * Starts the drainer on the server's two pipes and the log's descriptor; returns its pid, or
@@ -65,7 +91,7 @@ export function startLogDrainer(options: { stdout: Readable; stderr: Readable; h
     return undefined;
   }
   try {
-    const drainer = spawn(process.execPath, ['-e', DRAINER, ...held], { detached: true, stdio: ['ignore', options.logFd, 'ignore', ...pipes] });
+    const drainer = spawn(process.execPath, drainerArgs(held), { detached: true, stdio: ['ignore', options.logFd, 'ignore', ...pipes] });
     drainer.on('error', () => {});
     drainer.unref();
     return drainer.pid;
