@@ -69,9 +69,11 @@ export class KnownBars {
   private tailEnd = 0;
   /** How many units every head begins with alike (where a head is none: see recognize). */
   private sharedHead = 0;
-  /** A view of the memory the last raw line lay in, and that memory (see headEnd). */
+  /** A view of the memory the last raw line lay in, and the bytes it was given in (see headEnd). */
   private view: DataView | undefined;
-  private viewOf: ArrayBufferLike | undefined;
+  private viewOf: Uint8Array | undefined;
+  /** Where those bytes begin in the view. */
+  private viewAt = 0;
 
   get size(): number {
     return this.bars.length;
@@ -136,20 +138,22 @@ export class KnownBars {
 
   /**
    * Where `bar`'s head ends when the bytes `source[start, end)` begin with it, else -1. Compared
-   * four bytes a read through a view of the source's memory (kept while lines come from the same
-   * memory, as a reader's reused buffer): asked at every frame of a flood, a head of 50 bytes
-   * compared one by one was a third of the time recognition took.
+   * four bytes a read through a view of the source's memory (kept while the lines come from the
+   * same bytes, a chunk: asking a chunk for its `buffer` at every frame cost as much as the
+   * compare): asked at every frame of a flood, a head of 50 bytes compared one by one was a third
+   * of the time recognition took.
    */
   private headEnd(source: Uint8Array, start: number, end: number, bar: KnownBar): number {
     const head = bar.headBytes;
     if (end - start < head.length) return -1;
-    if (source.buffer !== this.viewOf) {
-      this.viewOf = source.buffer;
+    if (source !== this.viewOf) {
+      this.viewOf = source;
       this.view = new DataView(source.buffer);
+      this.viewAt = source.byteOffset;
     }
     const view = this.view!;
     const words = bar.headWords;
-    const at = source.byteOffset + start;
+    const at = this.viewAt + start;
     for (let i = 0; i < words.length; i++) if (view.getInt32(at + i * WORD, true) !== words[i]) return -1;
     for (let i = words.length * WORD; i < head.length; i++) if (source[start + i] !== head[i]) return -1;
     return start + head.length;
