@@ -51,6 +51,9 @@ const STAMP_WORD = 2;
 const COLON = 0x3a;
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
+/** Whether the whole line `chunk[start, end)` (`end`: its `\n`) may be passed over by the search (see nextLine). */
+export type PassLine = (chunk: Uint8Array, start: number, end: number) => boolean;
+
 export class ChunkLiteralScanner {
   private readonly long: Uint8Array[];
   private readonly short: ShortLiteralSearch;
@@ -67,8 +70,10 @@ export class ChunkLiteralScanner {
   // literal. In the kernels' memory `nextLong` is where the next literal of either kind begins.
   private chunk: Uint8Array | undefined;
   private end = 0;
-  /** The line the search was asked to pass over (see nextLine). */
-  private skip: Uint8Array | undefined;
+  /** The last search was asked to pass lines over (see nextLine): what it found says nothing now. */
+  private passing = false;
+  /** The last search passed lines over itself (it ran in the kernels' memory). */
+  private passed = false;
   private searchedFrom = 0;
   private nextLong = -1;
   /** The chunk lies in the kernels' memory (asked once per chunk: a Buffer's `buffer` is not free). */
@@ -94,14 +99,15 @@ export class ChunkLiteralScanner {
   /**
    * The start of the first line in `chunk[start, end)` that holds a literal (lines begin after
    * `\n`; the one at `start` begins there), or -1 when none does. Asked again for the same chunk
-   * and end with a later `start`, it resumes. With `skip`, a whole line that is `skip` may be
-   * passed over (in the kernels' memory it is; elsewhere it is found like any other): a bar
-   * redrawn on lines of its own, which the caller would pass over anyway.
+   * and end with a later `start`, it resumes. With `pass`, a line that holds a literal but that
+   * `pass` accepts may be passed over (in the kernels' memory it is, without leaving the scan:
+   * `passedLines` says so; elsewhere it is found like any other): a bar redrawn on lines of its
+   * own, which the caller would pass over anyway, on every other line of a flood.
    */
-  nextLine(chunk: Buffer, start: number, end: number, skip?: Uint8Array): number {
-    // What was found passing over other lines than `skip` says nothing now.
-    if (skip !== this.skip) this.nextLong = UNKNOWN;
-    this.skip = skip;
+  nextLine(chunk: Buffer, start: number, end: number, pass?: PassLine): number {
+    // What `pass` accepts may change between searches (the caller reads lines): nothing is kept.
+    if (pass !== undefined || this.passing) this.nextLong = UNKNOWN;
+    this.passing = pass !== undefined;
     if (chunk !== this.chunk || end !== this.end || start < this.searchedFrom) {
       if (this.untilTune <= 0) this.tune(chunk, start, end);
       this.untilTune -= end - start;
@@ -119,10 +125,16 @@ export class ChunkLiteralScanner {
     this.searchedFrom = start;
     const inMemory = this.inMemory;
     // A cached occurrence before `start` was passed by the caller: search on from `start`.
-    if (this.nextLong === UNKNOWN || (this.nextLong >= 0 && this.nextLong < start)) this.nextLong = inMemory ? this.findInMemory(chunk, start, end, skip) : this.findLong(chunk, start, end);
+    this.passed = inMemory && pass !== undefined;
+    if (this.nextLong === UNKNOWN || (this.nextLong >= 0 && this.nextLong < start)) this.nextLong = inMemory ? this.findInMemory(chunk, start, end, pass) : this.findLong(chunk, start, end);
     const short = inMemory ? -1 : this.short.find(chunk, start, end);
     const first = this.nextLong === -1 || (short !== -1 && short < this.nextLong) ? short : this.nextLong;
     return first === -1 ? -1 : lineStart(chunk, start, first);
+  }
+
+  /** Whether the last `nextLine` passed over the lines `pass` accepts (else the caller does). */
+  get passedLines(): boolean {
+    return this.passed;
   }
 
   /** Where the first long literal in `chunk[start, end)` begins, or -1. */
@@ -163,9 +175,9 @@ export class ChunkLiteralScanner {
    * The blocks begin at the aligned word holding `start`: words and pairs partly outside the
    * range are confirmed against it like the others. Of the literals confirmed in one block the
    * first to begin is taken; one that begins before it but is found in a later block holds it
-   * (no line break in between), so the line is the same.
+   * (no line break in between), so the line is the same. With `pass`, the start of the line.
    */
-  private findInMemory(chunk: Uint8Array, start: number, end: number, skip: Uint8Array | undefined): number {
+  private findInMemory(chunk: Uint8Array, start: number, end: number, pass: PassLine | undefined): number {
     const memory = scanMemory!;
     const table = memory.wordTable(this, this.tableVersion, this.table);
     const masks = memory.pairMasks(this.short, this.short.version, this.short.masks);
@@ -197,11 +209,12 @@ export class ChunkLiteralScanner {
         if (hit !== -1 && (found === -1 || hit < found)) found = hit;
       }
       if (found === -1) continue;
-      if (skip === undefined) return found;
-      // A whole line that is `skip` is passed over here, the scan going on after it.
+      if (pass === undefined) return found;
+      // A whole line that `pass` accepts is passed over here, the scan going on after it.
       const line = lineStart(chunk, start, found);
-      if (!isLineAt(chunk, line, end, skip)) return found;
-      start = line + skip.length + 1;
+      const lf = chunk.indexOf(LF, found);
+      if (lf === -1 || lf >= end || !pass(chunk, line, lf)) return line;
+      start = lf + 1;
       address = base + start - ((base + start) % WORD) - BLOCK;
     }
     return -1;
@@ -301,11 +314,6 @@ function stampThrough(chunk: Uint8Array, wordAt: number, start: number, end: num
   if (chunk[colon - 3] === COLON && stampFrom(chunk, colon - 3, start, end) !== -1) return colon - 4;
   if (chunk[colon + 3] === COLON && stampFrom(chunk, colon, start, end) !== -1) return colon - 1;
   return -1;
-}
-
-/** Whether `chunk[at, end)` begins with the whole line `line` (its `\n` too). */
-export function isLineAt(chunk: Uint8Array, at: number, end: number, line: Uint8Array): boolean {
-  return at + line.length < end && chunk[at + line.length] === LF && occursAt(chunk, at, line);
 }
 
 /**

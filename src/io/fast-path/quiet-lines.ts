@@ -26,7 +26,7 @@ import type { Skippable } from '../../core/skippable.js';
 import { TRACEBACK_CUES } from '../../core/traceback.js';
 import type { SplitLine } from '../line-splitter.js';
 import { AfterVerdict, byteLiterals, ESCAPES } from './after-verdict.js';
-import { ChunkLiteralScanner, isLineAt } from './chunk-literal-scanner.js';
+import { ChunkLiteralScanner } from './chunk-literal-scanner.js';
 import { QuietBytes } from './quiet-bytes.js';
 
 /** How a line may be handled now: read it. */
@@ -76,6 +76,8 @@ export class QuietLines {
   private quietPack: CompiledPack | undefined;
   /** The bytes of the line read last, while a repeat of it would change nothing but the last line. */
   private repeat: Buffer | undefined;
+  /** What core answered, for `passable` (set by quietTo). */
+  private passNow: Skippable | undefined;
 
   /** `maxLineBytes`: the splitter's cap (a longer line is cut before it is read). */
   constructor(maxLineBytes = 64 * 1024) {
@@ -129,23 +131,28 @@ export class QuietLines {
     if (now?.scope !== 'beforeVerdict' || now.verdict !== undefined) return start;
     const scanners = scannersFor(now.pack);
     if (!scanners) return start;
+    this.passNow = now;
     for (let from = start; ; ) {
-      // A bar redrawn on lines of its own holds its literal on each: a repeat of the line read
-      // last is REPEAT, as `classify` would say, so the run goes on past it. The scan passes
-      // over such lines itself where it can, and the check below is for the others.
-      const repeat = this.absorbable;
-      const hit = scanners.chunk.nextLine(chunk, from, end, repeat);
+      // The scan passes over the lines `passable` accepts itself where it can; else they are passed here.
+      const hit = scanners.chunk.nextLine(chunk, from, end, this.passable);
       if (hit === -1) return end;
-      if (repeat !== undefined && isLineAt(chunk, hit, end, repeat)) {
-        from = hit + repeat.length + 1;
-        continue;
-      }
-      // So is a known bar's frame that moved only its counters (as `classify` would say: REPEAT).
+      if (scanners.chunk.passedLines) return hit;
       const lf = chunk.indexOf(LF, hit);
-      if (lf === -1 || lf >= end || !this.isIdleBar(now, chunk, hit, lf)) return hit;
+      if (lf === -1 || lf >= end || !this.passable(chunk, hit, lf)) return hit;
       from = lf + 1;
     }
   }
+
+  /**
+   * A line `quietTo` may pass over though it holds a literal, as `classify` would say REPEAT: a
+   * bar redrawn on lines of its own holds its literal on each, a repeat of the line read last or
+   * a known bar's frame that moved only its counters.
+   */
+  private readonly passable = (chunk: Uint8Array, start: number, end: number): boolean => {
+    const repeat = this.absorbable;
+    if (repeat !== undefined && end - start === repeat.length && occursAt(chunk, start, repeat)) return true;
+    return this.passNow !== undefined && this.passNow.idleBar(chunk, start, end);
+  };
 
   /** After a verdict: where the next line starts that must be read (after-verdict.ts); `start` before one. */
   dropTo(now: Skippable | undefined, chunk: Buffer, start: number, end: number): number {

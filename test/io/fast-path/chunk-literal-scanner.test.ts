@@ -112,6 +112,31 @@ describe.for(['plain', 'kernels'] as const)('ChunkLiteralScanner, a chunk in %s 
     expect(subject.nextLine(bytes, 0, bytes.length)).toBe(0);
   });
 
+  it('passes over the lines `pass` accepts where it can, and asks it afresh at every search', () => {
+    // Bars redrawn on lines of their own hold a literal on each, and the caller would pass them over.
+    const bytes = place('quiet\nbar Killed 1/9\nquiet\nbar Killed 2/9\nthe server Killed\nquiet\n');
+    const subject = scanner();
+    const accepted: string[] = [];
+    const bars = (chunk: Uint8Array, start: number, end: number): boolean => {
+      const line = Buffer.from(chunk.subarray(start, end)).toString();
+      accepted.push(line);
+      return line.startsWith('bar ');
+    };
+    const first = subject.nextLine(bytes, 0, bytes.length, bars);
+    if (memory === 'kernels') {
+      expect(subject.passedLines).toBe(true);
+      expect(first).toBe(bytes.indexOf('the server'));
+      expect(accepted).toEqual(['bar Killed 1/9', 'bar Killed 2/9', 'the server Killed']);
+    } else {
+      // Elsewhere the caller passes them: the first line with a literal is found like any other.
+      expect(subject.passedLines).toBe(false);
+      expect(first).toBe(bytes.indexOf('bar Killed 1/9'));
+    }
+    // What `pass` accepts changes as the caller reads lines: the same search, asked again, asks again.
+    expect(subject.nextLine(bytes, 0, bytes.length, () => false)).toBe(bytes.indexOf('bar Killed 1/9'));
+    expect(subject.nextLine(bytes, 0, bytes.length)).toBe(bytes.indexOf('bar Killed 1/9'));
+  });
+
   it('picks its probe words from the text it sees, and still finds every literal', () => {
     // A long sample full of the literals' common words: the chosen words change, the answers do not.
     const noise = Array.from({ length: 4000 }, (_, i) => `line ${i} out of the memory error server_args NCCL Kill`).join('\n');
