@@ -28,25 +28,37 @@ const LINES_PER_SECOND = 4000;
 const SHARDS = 49;
 const STAMP = /^\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})/;
 
-/** Writes the start to `file`: about `size` bytes; returns { bytes, lines }. */
-export function generateFloodStart(file, { size = 3e8, seed = 20250308, progressEvery = 0 } = {}) {
-  const random = prng(seed);
-  const int = (n) => Math.floor(random() * n);
+/**
+ * The fixture's start around its weight load: its lines up to `Load weight begin` (head), the rest
+ * (tail: the traceback and the CUDA OOM), its own timestamped lines while loading (locks, hub
+ * requests: neutral), the log time loading began, and `restamp` to put a line at another time.
+ */
+export function fixtureLoad() {
   const fixture = readFileSync(join(ROOT, 'fixtures', FIXTURE), 'utf8').replace(/\n$/, '').split('\n');
   const loadAt = fixture.findIndex((line) => line.includes('Load weight begin'));
   const failAt = fixture.findIndex((line) => line.includes('Traceback'));
-  // The fixture's own lines while loading (locks, hub requests): neutral, timestamped.
   const loading = fixture.slice(loadAt + 1, failAt).filter((line) => STAMP.test(line));
   const [, day, time] = STAMP.exec(fixture[loadAt]);
-  const startMs = Date.parse(`${day}T${time}Z`);
   const stampAt = (ms) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
-  const restamp = (line, ms) => line.replace(STAMP, `[${stampAt(ms)}`);
+  return {
+    head: fixture.slice(0, loadAt + 1),
+    tail: fixture.slice(loadAt + 1),
+    loading,
+    startMs: Date.parse(`${day}T${time}Z`),
+    /** The tail's lines keep their place: only the timestamped ones move to `ms`. */
+    restamp: (line, ms) => (STAMP.test(line) ? line.replace(STAMP, `[${stampAt(ms)}`) : line),
+  };
+}
 
+/**
+ * A file written in chunks of about 4 MiB: `write(text)` queues, `size()` is what is written
+ * and queued (bytes written plus characters queued, as a generator's budget counts them).
+ */
+export function chunkedFile(file) {
   const fd = openSync(file, 'w');
   let parts = [];
   let pending = 0;
   let bytes = 0;
-  let lines = 0;
   const flush = () => {
     const chunk = Buffer.from(parts.join(''), 'utf8');
     writeSync(fd, chunk);
@@ -54,22 +66,42 @@ export function generateFloodStart(file, { size = 3e8, seed = 20250308, progress
     parts = [];
     pending = 0;
   };
-  const emit = (line) => {
-    parts.push(line, '\n');
-    pending += line.length + 1;
-    lines++;
-    if (pending >= 1 << 22) flush();
+  return {
+    write(text) {
+      parts.push(text);
+      pending += text.length;
+      if (pending >= 1 << 22) flush();
+    },
+    size: () => bytes + pending,
+    /** Flushes and closes; the bytes written in all. */
+    close() {
+      flush();
+      closeSync(fd);
+      return bytes;
+    },
   };
-  const tail = fixture.slice(loadAt + 1);
+}
+
+/** Writes the start to `file`: about `size` bytes; returns { bytes, lines }. */
+export function generateFloodStart(file, { size = 3e8, seed = 20250308, progressEvery = 0 } = {}) {
+  const random = prng(seed);
+  const int = (n) => Math.floor(random() * n);
+  const { head, tail, loading, startMs, restamp } = fixtureLoad();
+  const out = chunkedFile(file);
+  let lines = 0;
+  const emit = (line) => {
+    out.write(`${line}\n`);
+    lines++;
+  };
   const tailBytes = tail.reduce((sum, line) => sum + line.length + 1, 0);
 
-  fixture.slice(0, loadAt + 1).forEach(emit);
+  head.forEach(emit);
   const nccl = ncclLines(int);
   let floodLines = 0;
   let ms = startMs;
   const floodUntil = size - tailBytes;
   const estimatedLines = Math.max(1, Math.floor(floodUntil / 110));
-  while (bytes + pending < floodUntil) {
+  while (out.size() < floodUntil) {
     floodLines++;
     if (floodLines % LINES_PER_SECOND === 0) {
       ms += 1000;
@@ -81,10 +113,8 @@ export function generateFloodStart(file, { size = 3e8, seed = 20250308, progress
     }
   }
   ms += 1000;
-  for (const line of tail) emit(STAMP.test(line) ? restamp(line, ms) : line);
-  flush();
-  closeSync(fd);
-  return { bytes, lines };
+  for (const line of tail) emit(restamp(line, ms));
+  return { bytes: out.close(), lines };
 }
 
 /** One frame of SGLang's shard bar, as tqdm prints it to a log (its own line). */

@@ -18,63 +18,34 @@
  * So `spinup watch --no-follow --pack sglang` must answer: failed, gpu_oom, in load_weights.
  * Usage as a script: node test/bench/generate-rank-bars.mjs FILE [--size 100MB] [--separator cr|lf] [--seed N]
  */
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ncclLines } from './generate-flood.mjs';
+import { chunkedFile, fixtureLoad, ncclLines } from './generate-flood.mjs';
 import { parseSize, prng } from './generate-log.mjs';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const RANK_BARS_VERSION = 2;
-const FIXTURE = 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log';
 const LINES_PER_SECOND = 4000;
 const RANKS = 8;
 const SHARDS = 49;
 /** A burst of bar frames, then of NCCL lines: 40% frames. */
 const FRAMES_PER_BURST = 100;
 const NCCL_PER_BURST = 150;
-const STAMP = /^\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})/;
 
 /** Writes the start to `file`: about `size` bytes; returns { bytes, lines, frames }. */
 export function generateRankBars(file, { size = 1e8, seed = 20250308, separator = '\n' } = {}) {
   if (separator !== '\n' && separator !== '\r') throw new Error(`separator must be \\n or \\r, not ${JSON.stringify(separator)}`);
   const random = prng(seed);
   const int = (n) => Math.floor(random() * n);
-  const fixture = readFileSync(join(ROOT, 'fixtures', FIXTURE), 'utf8').replace(/\n$/, '').split('\n');
-  const loadAt = fixture.findIndex((line) => line.includes('Load weight begin'));
-  const failAt = fixture.findIndex((line) => line.includes('Traceback'));
-  const loading = fixture.slice(loadAt + 1, failAt).filter((line) => STAMP.test(line));
-  const [, day, time] = STAMP.exec(fixture[loadAt]);
-  const startMs = Date.parse(`${day}T${time}Z`);
-  const stampAt = (ms) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
-  const restamp = (line, ms) => line.replace(STAMP, `[${stampAt(ms)}`);
-
-  const fd = openSync(file, 'w');
-  let parts = [];
-  let pending = 0;
-  let bytes = 0;
+  const { head, tail, loading, startMs, restamp } = fixtureLoad();
+  const out = chunkedFile(file);
   let lines = 0;
   let frames = 0;
-  const flush = () => {
-    const chunk = Buffer.from(parts.join(''), 'utf8');
-    writeSync(fd, chunk);
-    bytes += chunk.length;
-    parts = [];
-    pending = 0;
-  };
-  const write = (text) => {
-    parts.push(text);
-    pending += text.length;
-    if (pending >= 1 << 22) flush();
-  };
   const emit = (line) => {
-    write(`${line}\n`);
+    out.write(`${line}\n`);
     lines++;
   };
-  const tail = fixture.slice(loadAt + 1);
   const tailBytes = tail.reduce((sum, line) => sum + line.length + 1, 0);
 
-  fixture.slice(0, loadAt + 1).forEach(emit);
+  head.forEach(emit);
   const nccl = ncclLines(int);
   const bars = Array.from({ length: RANKS }, (_, rank) => rankBar(rank, random));
   const floodUntil = size - tailBytes;
@@ -89,22 +60,20 @@ export function generateRankBars(file, { size = 1e8, seed = 20250308, separator 
     emit(restamp(loading[int(loading.length)], ms));
     return true;
   };
-  while (bytes + pending < floodUntil) {
+  while (out.size() < floodUntil) {
     for (let i = 0; i < FRAMES_PER_BURST; i++) {
       if (tick()) continue;
       // The bar's own clock: the flood's, to the fraction of a second its line count gives.
       const frame = bars[int(RANKS)].frame(frames / estimatedFrames, floodLines / LINES_PER_SECOND);
       frames++;
       if (separator === '\n') emit(frame);
-      else write(`\r${frame}`);
+      else out.write(`\r${frame}`);
     }
     for (let i = 0; i < NCCL_PER_BURST; i++) if (!tick()) emit(nccl());
   }
   ms += 1000;
-  for (const line of tail) emit(STAMP.test(line) ? restamp(line, ms) : line);
-  flush();
-  closeSync(fd);
-  return { bytes, lines, frames };
+  for (const line of tail) emit(restamp(line, ms));
+  return { bytes: out.close(), lines, frames };
 }
 
 /** One rank's shard bar: `frame(fraction, elapsedSeconds)` draws it, never as it drew it last. */
