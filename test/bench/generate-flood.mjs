@@ -117,12 +117,17 @@ export function generateFloodStart(file, { size = 3e8, seed = 20250308, progress
   return { bytes: out.close(), lines };
 }
 
+/** tqdm's elapsed and remaining time: `00:03`, minutes and seconds. */
+export function tqdmClock(seconds) {
+  return `${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(Math.floor(seconds % 60)).padStart(2, '0')}`;
+}
+
 /** One frame of SGLang's shard bar, as tqdm prints it to a log (its own line). */
 function shardFrame(fraction, elapsedSeconds) {
   const done = Math.min(SHARDS - 1, Math.floor(fraction * SHARDS));
   const rate = done > 0 && elapsedSeconds > 0 ? done / elapsedSeconds : 0;
   const left = rate > 0 ? (SHARDS - done) / rate : 0;
-  const clock = (s) => `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(Math.floor(s % 60)).padStart(2, '0')}`;
+  const clock = tqdmClock;
   const pct = String(Math.floor((done / SHARDS) * 100)).padStart(3);
   return `Loading safetensors checkpoint shards: ${pct}% Completed | ${done}/${SHARDS} [${clock(elapsedSeconds)}<${rate > 0 ? clock(left) : '?'}, ${rate > 0 ? rate.toFixed(2).padStart(5) : '    ?'}it/s]`;
 }

@@ -19,7 +19,7 @@
  * Usage as a script: node test/bench/generate-rank-bars.mjs FILE [--size 100MB] [--separator cr|lf] [--seed N]
  */
 import { fileURLToPath } from 'node:url';
-import { chunkedFile, fixtureLoad, ncclLines } from './generate-flood.mjs';
+import { chunkedFile, fixtureLoad, ncclLines, tqdmClock } from './generate-flood.mjs';
 import { parseSize, prng } from './generate-log.mjs';
 
 export const RANK_BARS_VERSION = 2;
@@ -98,7 +98,7 @@ function rankBar(rank, random) {
 
 /** `12% Completed | 6/49 [00:03<00:25,  1.75it/s]`, tqdm's `s/it` below one per second. */
 function drawn(done, elapsedSeconds, rate) {
-  const clock = (s) => `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(Math.floor(s % 60)).padStart(2, '0')}`;
+  const clock = tqdmClock;
   const pct = String(Math.floor((done / SHARDS) * 100)).padStart(3);
   if (rate <= 0) return `${pct}% Completed | ${done}/${SHARDS} [${clock(elapsedSeconds)}<?, ?it/s]`;
   const left = (SHARDS - done) / rate;
