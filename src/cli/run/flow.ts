@@ -196,7 +196,8 @@ class Flow {
     const outsiders = child.outsiders();
     const also = outsiders.length > 0 ? ` and to ${outsiders.length} that left it (${namePids(outsiders)})` : '';
     this.reporter.note(`stopping the server: SIGTERM to process group ${child.pgid} (pids ${members.join(' ')})${also}, SIGKILL after ${grace}`, { type: 'stopping', signal: 'SIGTERM', pgid: child.pgid, pids: members, outside_group: outsiders.map(({ pid, comm }) => ({ pid, command: comm })), grace_ms: options.graceMs });
-    const report = await this.supervisor.stop(options.graceMs);
+    // The processes named above are the ones stopped: found once (a scan of every process's fds).
+    const report = await this.supervisor.stop(options.graceMs, outsiders);
     this.stopped(report.escalated ? `SIGTERM was not enough within ${grace}: killed with SIGKILL` : 'the server stopped on SIGTERM', report, report.escalated);
   }
 

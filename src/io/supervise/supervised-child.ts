@@ -38,7 +38,8 @@ export interface Child {
    * SIGTERM the group, wait up to `graceMs` for every member (not only the main process) to be gone, then
    * SIGKILL it. Also ends `output`. Safe to call at any time and more than once; concurrent calls share one run.
    */
-  stop(options: { graceMs: number }): Promise<StopReport>;
+  /** `outsiders`: those already found (and named) by the caller, so the ones stopped are the ones said. */
+  stop(options: { graceMs: number; outsiders?: ProcessRef[] }): Promise<StopReport>;
   /** The same as `stop`, named for the case where the main process already exited and left orphans. */
   reapGroup(graceMs: number): Promise<StopReport>;
   /** Live (non-zombie) pids in the group, read from /proc; includes `pid` while it runs. */
@@ -121,8 +122,8 @@ export class SupervisedChild implements Child {
     return signalProcessGroup(this.pgid, signal);
   }
 
-  stop(options: { graceMs: number }): Promise<StopReport> {
-    this.stopping ??= this.runStop(options.graceMs).finally(() => (this.stopping = undefined));
+  stop(options: { graceMs: number; outsiders?: ProcessRef[] }): Promise<StopReport> {
+    this.stopping ??= this.runStop(options.graceMs, options.outsiders ?? this.outsiders()).finally(() => (this.stopping = undefined));
     return this.stopping;
   }
 
@@ -179,11 +180,11 @@ export class SupervisedChild implements Child {
     });
   }
 
-  private async runStop(graceMs: number): Promise<StopReport> {
+  private async runStop(graceMs: number, outsiders: ProcessRef[]): Promise<StopReport> {
     const report = await terminateGroup({
       pgid: this.pgid,
       graceMs,
-      outsiders: this.outsiders(),
+      outsiders,
       isLeaderAlive: () => this.isAlive(),
       leaderExited: this.exited,
     });

@@ -11,6 +11,7 @@ import type { Verdict } from '../../core/events.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import type { Child, ChildExit, StopReport } from '../child-process.js';
 import type { ProbeResult } from '../health-probe.js';
+import type { ProcessRef } from '../process-table.js';
 import { findOomEvidence } from '../host-oom-evidence.js';
 import { AfterReadyWatch } from './after-ready.js';
 import type { DecidedBy, Decision, Outcome } from './decision.js';
@@ -210,10 +211,11 @@ export class Supervisor implements LoopDecider {
 
   /**
    * SIGTERM the group, SIGKILL after `graceMs`; resolves once the last output is logged and the
-   * main process's death noted (`onExit`), so a stop report comes after both.
+   * main process's death noted (`onExit`), so a stop report comes after both. `outsiders`: the
+   * processes that left the group, when the caller found them already (child.outsiders).
    */
-  async stop(graceMs: number): Promise<StopReport> {
-    const report = await this.options.child.stop({ graceMs });
+  async stop(graceMs: number, outsiders?: ProcessRef[]): Promise<StopReport> {
+    const report = await this.options.child.stop({ graceMs, outsiders });
     await this.settled();
     return report;
   }
