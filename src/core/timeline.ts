@@ -5,7 +5,7 @@
  */
 import type { Classifier } from './classifier.js';
 import type { ClassifierEvent } from './events.js';
-import { guardFrame, guardFrames, hasEscape } from './line-guard.js';
+import { cutGlued, guardFrame, guardFrames, gluedAfterBar, hasEscape } from './line-guard.js';
 import { LogClock } from './log-clock.js';
 import type { FrameMatch } from './match-frame.js';
 import type { TimeParts } from './parse-line.js';
@@ -102,7 +102,8 @@ export class Timeline {
       return events;
     }
     const frames = guardFrames(raw);
-    for (let i = 0; i < frames.length - 1; i++) this.pushFrame(frames[i]!, false, options, events);
+    // A known bar's frame that moved only its counters, with a later frame in the line, changes nothing.
+    for (let i = 0; i < frames.length - 1; i++) if (!this.classifier.idleBarFrame(frames[i]!, 0, frames[i]!.length)) this.pushFrame(frames[i]!, false, options, events);
     this.pushLastFrame(frames[frames.length - 1]!, frames.length === 1, options, events);
     return events;
   }
@@ -119,17 +120,27 @@ export class Timeline {
     let held: string | undefined;
     let passedFrom = -1;
     let passedTo = -1;
+    /** The passed frame when it was the last piece of a frame cut after a bar (gluedAfterBar). */
+    let passedPiece: string | undefined;
     for (let start = 0; start <= end; ) {
       let stop = raw.indexOf('\r', start);
       if (stop === -1 || stop > end) stop = end;
       if (stop > start) {
         const idle = held === undefined && this.classifier.idleBarFrame(raw, start, stop);
-        const text = idle ? '' : guardFrame(raw.slice(start, stop));
+        let text = idle ? '' : guardFrame(raw.slice(start, stop));
         if (idle || text !== '') {
           frames++;
           if (held !== undefined) this.pushFrame(held, false, options, events);
           held = undefined;
           passedFrom = -1;
+          passedPiece = undefined;
+          if (!idle && gluedAfterBar(text) !== -1) {
+            const pieces = cutGlued(text);
+            frames += pieces.length - 1;
+            text = pieces.pop()!;
+            for (const piece of pieces) if (!this.classifier.idleBarFrame(piece, 0, piece.length)) this.pushFrame(piece, false, options, events);
+            passedPiece = text;
+          }
           if (idle || this.classifier.idleBarFrame(text, 0, text.length)) {
             passedFrom = start;
             passedTo = stop;
@@ -141,7 +152,7 @@ export class Timeline {
       start = stop + 1;
     }
     if (held !== undefined) this.pushFrame(held, frames === 1, options, events);
-    else if (passedFrom !== -1) this.passFrame(raw.slice(passedFrom, passedTo).trimEnd(), frames === 1);
+    else if (passedFrom !== -1) this.passFrame(passedPiece ?? raw.slice(passedFrom, passedTo).trimEnd(), frames === 1);
     else this.pushFrame('', true, options, events);
   }
 

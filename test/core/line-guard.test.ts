@@ -29,3 +29,29 @@ describe('guardFrames', () => {
     expect(stripAnsi('no escapes [here]')).toBe('no escapes [here]');
   });
 });
+
+describe('a log line glued after a bar', () => {
+  // tqdm draws its frames with `\r` and no newline: the next line another process writes continues the last frame.
+  it.for([
+    {
+      name: 'a timestamped line after a frame',
+      raw: '\rLoading safetensors checkpoint shards:  25% Completed | 1/4 [00:01<00:03,  1.00s/it][2025-04-20 14:09:07] Scheduler hit an exception: Traceback (most recent call last):',
+      frames: ['Loading safetensors checkpoint shards:  25% Completed | 1/4 [00:01<00:03,  1.00s/it]', '[2025-04-20 14:09:07] Scheduler hit an exception: Traceback (most recent call last):'],
+    },
+    {
+      name: 'a first frame with no rate yet, an indented traceback line after it (its indent kept)',
+      raw: 'Capturing batches (bs=8):   0%|          | 0/51 [00:00<?, ?it/s]  File "/x/model_runner.py", line 3, in capture',
+      frames: ['Capturing batches (bs=8):   0%|          | 0/51 [00:00<?, ?it/s]', '  File "/x/model_runner.py", line 3, in capture'],
+    },
+    {
+      name: 'hours, a unit of its own, two bars glued in a row',
+      raw: 'a.bin: 10%|#| 1/10 [1:02:03<9:00:00, 12.5MB/s]b.bin: 20%|#| 2/10 [00:01<00:04,  2.00it/s]node01:1:2 [0] NCCL INFO Bootstrap',
+      frames: ['a.bin: 10%|#| 1/10 [1:02:03<9:00:00, 12.5MB/s]', 'b.bin: 20%|#| 2/10 [00:01<00:04,  2.00it/s]', 'node01:1:2 [0] NCCL INFO Bootstrap'],
+    },
+    { name: 'a frame alone, blanks after it', raw: 'Loading 1/4 [00:01<00:03,  1.00s/it]   ', frames: ['Loading 1/4 [00:01<00:03,  1.00s/it]'] },
+    { name: 'a postfix in the brackets is no tail to cut at', raw: 'train 1/4 [00:01<00:03,  1.00s/it, loss=0.3]x', frames: ['train 1/4 [00:01<00:03,  1.00s/it, loss=0.3]x'] },
+    { name: 'a line that only quotes a time range', raw: 'took [10:00<12:00] then more', frames: ['took [10:00<12:00] then more'] },
+  ])('$name', ({ raw, frames }) => {
+    expect(guardFrames(raw)).toEqual(frames);
+  });
+});
