@@ -10,7 +10,8 @@
  *   ------------------- head -------------------------------- | tail: shape `:#%Completed|#/#`, then `[elapsed<`
  *
  * The shape is the tail's text up to the total with the digits, the blanks and every non-ASCII
- * unit left out (a bar's glyphs; UTF-8 bytes and UTF-16 units then read alike). Whatever follows
+ * byte left out (a bar's glyphs). Frames are read as bytes: a frame given as a string is
+ * encoded once into a scratch buffer, so every loop below reads one kind of source. Whatever follows
  * the elapsed time must be a short `remaining, rate]`: text glued after a frame (a log line that
  * lost its newline) is no frame of the bar. A control character anywhere (raw bytes with a colour
  * code) and it is none either.
@@ -23,8 +24,6 @@ export interface KnownBar {
   readonly headBytes: Uint8Array;
   /** The head's bytes four at a time, as little-endian words (the whole words only). */
   readonly headWords: Int32Array;
-  /** The head's UTF-16 units where it is ASCII, else -2 (matches neither a byte nor a unit of another text). */
-  readonly headUnits: Int32Array;
   /** ProgressHit.key of the bar: one rank's, or the bar's own for a frame that names no rank. */
   readonly key: string;
   /** ProgressHit.bar: the bar whatever the rank. */
@@ -52,6 +51,9 @@ const MAX_AFTER_ELAPSED = 48;
 const MAX_NUMBERS = 16;
 const HASH_DIGITS = 0x23;
 const WORD = 4;
+/** A frame longer than this (as UTF-8) is no bar's: heads and tails are short. */
+const MAX_FRAME_BYTES = 4096;
+const utf8 = new TextEncoder();
 
 const ZERO = 0x30;
 const NINE = 0x39;
@@ -74,6 +76,9 @@ export class KnownBars {
   private viewOf: Uint8Array | undefined;
   /** Where those bytes begin in the view. */
   private viewAt = 0;
+  /** A string frame's bytes (see recognize). */
+  private readonly scratch = new Uint8Array(MAX_FRAME_BYTES);
+  private readonly scratchView = new DataView(this.scratch.buffer);
 
   get size(): number {
     return this.bars.length;
@@ -89,11 +94,13 @@ export class KnownBars {
     if (this.bars.some((bar) => bar.key === hit.key && text.startsWith(bar.head))) return;
     const head = text.slice(0, countersAt);
     const place = placeNumbers(text, countersAt, hit);
-    if (place === undefined) return;
-    const shape = this.readTail(text, countersAt, text.length, place.numbers);
+    const bytes = this.bytesOf(text);
+    if (place === undefined || bytes < 0) return;
+    const headBytes = Buffer.from(head);
+    const shape = this.readTail(this.scratch, headBytes.length, bytes, place.numbers);
     if (shape === undefined) return;
-    const bar: KnownBar = { head, headBytes: Buffer.from(head), headWords: wordsOf(Buffer.from(head)), headUnits: asciiUnits(head), key: hit.key, bar: hit.bar, anonymous: hit.anonymous, numbers: place.numbers, currentAt: place.currentAt, total: place.percentOnly ? undefined : hit.total, shape };
-    if (this.recognizeAs(bar, text, 0, text.length) === undefined) return;
+    const bar: KnownBar = { head, headBytes, headWords: wordsOf(headBytes), key: hit.key, bar: hit.bar, anonymous: hit.anonymous, numbers: place.numbers, currentAt: place.currentAt, total: place.percentOnly ? undefined : hit.total, shape };
+    if (this.recognizeAs(bar, this.scratch, 0, bytes) === undefined) return;
     // The newest first: a start draws its bars one stage after another.
     this.bars.unshift(bar);
     if (this.bars.length > MAX_BARS) this.bars.pop();
@@ -111,21 +118,36 @@ export class KnownBars {
    * newline) is a frame of, its numbers in `reading`; undefined when it is none.
    */
   recognize(source: string | Uint8Array, start: number, end: number): KnownBar | undefined {
-    // Heads share their start (`(Worker_TP`) and differ after it (the rank): one unit there
+    if (this.bars.length === 0) return undefined;
+    if (typeof source === 'string') {
+      const bytes = this.bytesOf(start === 0 && end === source.length ? source : source.slice(start, end));
+      return bytes < 0 ? undefined : this.recognizeBytes(this.scratch, 0, bytes);
+    }
+    return this.recognizeBytes(source, start, end);
+  }
+
+  private recognizeBytes(source: Uint8Array, start: number, end: number): KnownBar | undefined {
+    // Heads share their start (`(Worker_TP`) and differ after it (the rank): one byte there
     // rules out the others before any is compared whole.
     const at = this.sharedHead;
-    const unit = start + at < end ? unitOf(source, start + at) : -1;
+    const byte = start + at < end ? source[start + at]! : -1;
     for (const bar of this.bars) {
-      const expected = at < bar.headUnits.length ? bar.headUnits[at]! : -2;
-      if (expected >= 0 && expected !== unit) continue;
+      if (at < bar.headBytes.length && bar.headBytes[at] !== byte) continue;
       const found = this.recognizeAs(bar, source, start, end);
       if (found) return found;
     }
     return undefined;
   }
 
-  private recognizeAs(bar: KnownBar, source: string | Uint8Array, start: number, end: number): KnownBar | undefined {
-    const from = typeof source === 'string' ? (source.startsWith(bar.head, start) ? start + bar.head.length : -1) : this.headEnd(source, start, end, bar);
+  /** `text` encoded into `scratch`: its length in bytes, -1 when it does not fit (no bar's frame is that long). */
+  private bytesOf(text: string): number {
+    if (text.length > MAX_FRAME_BYTES) return -1;
+    const { read, written } = utf8.encodeInto(text, this.scratch);
+    return read === text.length ? written : -1;
+  }
+
+  private recognizeAs(bar: KnownBar, source: Uint8Array, start: number, end: number): KnownBar | undefined {
+    const from = this.headEnd(source, start, end, bar);
     if (from < 0 || this.readTail(source, from, end, bar.numbers) !== bar.shape) return undefined;
     const values = this.values;
     if (bar.total !== undefined && values[bar.numbers - 1] !== bar.total) return undefined;
@@ -146,14 +168,15 @@ export class KnownBars {
   private headEnd(source: Uint8Array, start: number, end: number, bar: KnownBar): number {
     const head = bar.headBytes;
     if (end - start < head.length) return -1;
-    if (source !== this.viewOf) {
+    const scratch = source === this.scratch;
+    if (!scratch && source !== this.viewOf) {
       this.viewOf = source;
       this.view = new DataView(source.buffer);
       this.viewAt = source.byteOffset;
     }
-    const view = this.view!;
+    const view = scratch ? this.scratchView : this.view!;
     const words = bar.headWords;
-    const at = this.viewAt + start;
+    const at = (scratch ? 0 : this.viewAt) + start;
     for (let i = 0; i < words.length; i++) if (view.getInt32(at + i * WORD, true) !== words[i]) return -1;
     for (let i = words.length * WORD; i < head.length; i++) if (source[start + i] !== head[i]) return -1;
     return start + head.length;
@@ -163,12 +186,12 @@ export class KnownBars {
    * Reads the first `count` numbers of `source[from, end)` into `values`; returns the shape of
    * the text up to the last of them (undefined when there are fewer), `tailEnd` just after it.
    */
-  private readTail(source: string | Uint8Array, from: number, end: number, count: number): number | undefined {
+  private readTail(source: Uint8Array, from: number, end: number, count: number): number | undefined {
     let hash = 17;
     let found = 0;
     let value = -1;
     for (let at = from; at < end; at++) {
-      const unit = unitOf(source, at);
+      const unit = source[at]!;
       // A control character (a colour code's ESC in raw bytes) is in no frame the rules read as it is.
       if (unit < SPACE) return undefined;
       if (unit >= ZERO && unit <= NINE) {
@@ -198,27 +221,27 @@ export class KnownBars {
    * After the total: ` [elapsed<remaining, rate]`, the elapsed time in seconds; -1 when nothing
    * but blanks follows; undefined when the rest is no tqdm tail.
    */
-  private readElapsed(source: string | Uint8Array, from: number, end: number): number | undefined {
+  private readElapsed(source: Uint8Array, from: number, end: number): number | undefined {
     let at = from;
-    while (at < end && unitOf(source, at) === SPACE) at++;
+    while (at < end && source[at]! === SPACE) at++;
     if (at === end) return -1;
-    if (unitOf(source, at) !== OPEN) return undefined;
+    if (source[at]! !== OPEN) return undefined;
     let seconds = 0;
     let part = -1;
     for (at++; at < end; at++) {
-      const unit = unitOf(source, at);
+      const unit = source[at]!;
       if (unit >= ZERO && unit <= NINE) part = part < 0 ? unit - ZERO : part * 10 + (unit - ZERO);
       else if (unit === COLON && part >= 0) {
         seconds = seconds * 60 + part;
         part = -1;
       } else break;
     }
-    if (at === end || unitOf(source, at) !== LT || part < 0) return undefined;
+    if (at === end || source[at]! !== LT || part < 0) return undefined;
     // The rest: `remaining, rate]` and blanks, short, of tqdm's own characters only (no words).
     let last = end - 1;
-    while (last > at && unitOf(source, last) === SPACE) last--;
-    if (unitOf(source, last) !== CLOSE || last - at > MAX_AFTER_ELAPSED) return undefined;
-    for (let i = at + 1; i < last; i++) if (!isRateUnit(unitOf(source, i))) return undefined;
+    while (last > at && source[last]! === SPACE) last--;
+    if (source[last]! !== CLOSE || last - at > MAX_AFTER_ELAPSED) return undefined;
+    for (let i = at + 1; i < last; i++) if (!isRateUnit(source[i]!)) return undefined;
     return seconds * 60 + part;
   }
 }
@@ -228,29 +251,14 @@ function isRateUnit(unit: number): boolean {
   return (unit >= ZERO && unit <= COLON) || unit === SPACE || unit === 0x3f || unit === 0x2c || unit === 0x2e || unit === 0x2f || unit === 0x69 || unit === 0x74 || unit === 0x73;
 }
 
-function unitOf(source: string | Uint8Array, at: number): number {
-  return typeof source === 'string' ? source.charCodeAt(at) : source[at]!;
-}
-
-/** A head's units up to its first non-ASCII one (bytes and UTF-16 units agree that far), then -2. */
-function asciiUnits(head: string): Int32Array {
-  const units = new Int32Array(head.length);
-  let ascii = true;
-  for (let i = 0; i < head.length; i++) {
-    ascii &&= head.charCodeAt(i) < 0x80;
-    units[i] = ascii ? head.charCodeAt(i) : -2;
-  }
-  return units;
-}
-
-/** The length of the start all the heads share (to the shortest, and to the first non-ASCII unit). */
+/** The length in bytes of the start all the heads share (to the shortest). */
 function sharedStart(bars: readonly KnownBar[]): number {
   if (bars.length < 2) return 0;
-  const first = bars[0]!.headUnits;
-  let shared = Math.min(...bars.map((bar) => bar.headUnits.length));
+  const first = bars[0]!.headBytes;
+  let shared = Math.min(...bars.map((bar) => bar.headBytes.length));
   for (const bar of bars) {
     let i = 0;
-    while (i < shared && bar.headUnits[i] === first[i] && first[i] !== -2) i++;
+    while (i < shared && bar.headBytes[i] === first[i]) i++;
     shared = i;
   }
   return shared;
