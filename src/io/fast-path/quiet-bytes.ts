@@ -7,35 +7,65 @@
  * bytes and the pack (QuietLines.classify). After a verdict, lines whose literal acts on nothing,
  * per pack and verdict (after-verdict.ts).
  */
-import { occursAt } from './byte-literal-scanner.js';
 
 /** Lines kept: a flood's few repeated shapes, not a log's variety. */
 const MAX_LINES = 64;
 /** Longer lines are not kept (a compare of them would cost what reading them does). */
 const MAX_LINE_BYTES = 512;
 
+/**
+ * A direct-mapped cache in memory allocated once: a line's hash picks its slot, and a later line
+ * with the same slot takes it. Keeping copies as Buffers in a Map, cleared when full, made a
+ * flood of lines that each differ (NCCL's `comm 0x55d0a8cf9623 rank 1 ...`) allocate a copy per
+ * line that lived long enough to be promoted: the old generation grew with the input until V8
+ * collected it (issue 26, row j: 1 GB of a load held 5 to 7 MB more than 100 MB did).
+ */
 export class QuietBytes {
-  private readonly lines = new Map<number, Buffer>();
+  private readonly mask: number;
+  private readonly hashes: Uint32Array;
+  /** Per slot: the kept line's length, -1 when the slot is empty. */
+  private readonly lengths: Int32Array;
+  /** Per slot: MAX_LINE_BYTES bytes, the kept line's first. */
+  private readonly bytes: Uint8Array;
   private owner: object | undefined;
 
-  /** `maxLines`: lines kept at most; then all are forgotten, and the ones that come back are kept again. */
-  constructor(private readonly maxLines = MAX_LINES) {}
+  /** `maxLines`: slots (rounded up to a power of two). */
+  constructor(maxLines = MAX_LINES) {
+    const slots = 2 ** Math.ceil(Math.log2(Math.max(1, maxLines)));
+    this.mask = slots - 1;
+    this.hashes = new Uint32Array(slots);
+    this.lengths = new Int32Array(slots).fill(-1);
+    this.bytes = new Uint8Array(slots * MAX_LINE_BYTES);
+  }
 
   /** Whether `chunk[start, end)` is a line kept for `owner` (the pack). */
   has(owner: object, chunk: Uint8Array, start: number, end: number): boolean {
-    if (owner !== this.owner || end - start > MAX_LINE_BYTES) return false;
-    const kept = this.lines.get(hashOf(chunk, start, end));
-    return kept !== undefined && kept.length === end - start && occursAt(chunk, start, kept);
+    const length = end - start;
+    if (owner !== this.owner || length > MAX_LINE_BYTES) return false;
+    const hash = hashOf(chunk, start, end);
+    const slot = hash & this.mask;
+    if (this.lengths[slot] !== length || this.hashes[slot] !== hash) return false;
+    const bytes = this.bytes;
+    const at = slot * MAX_LINE_BYTES;
+    for (let k = 0; k < length; k++) if (chunk[start + k] !== bytes[at + k]) return false;
+    return true;
   }
 
-  /** Keeps `chunk[start, end)` for `owner`; another owner's lines are forgotten. */
+  /** Keeps `chunk[start, end)` for `owner`, in the slot of its hash; another owner's lines are forgotten. */
   add(owner: object, chunk: Uint8Array, start: number, end: number): void {
-    if (end - start > MAX_LINE_BYTES) return;
-    if (owner !== this.owner || this.lines.size >= this.maxLines) {
-      this.lines.clear();
+    const length = end - start;
+    if (length > MAX_LINE_BYTES) return;
+    if (owner !== this.owner) {
+      this.lengths.fill(-1);
       this.owner = owner;
     }
-    this.lines.set(hashOf(chunk, start, end), Buffer.from(chunk.subarray(start, end)));
+    const hash = hashOf(chunk, start, end);
+    const slot = hash & this.mask;
+    const bytes = this.bytes;
+    const at = slot * MAX_LINE_BYTES;
+    for (let k = 0; k < length; k++) bytes[at + k] = chunk[start + k]!;
+    this.hashes[slot] = hash;
+    this.lengths[slot] = length;
   }
 }
 

@@ -58,8 +58,8 @@ const CR = 13;
 const LF = 10;
 /** Prefix shapes seen within one second: SGLang's ranked and unranked lines, uvicorn's, ... */
 const MAX_REFERENCES = 8;
-/** Lines whose quietText answer is remembered: a flood's few repeated shapes, not a log's variety. */
-const MAX_QUIET_ANSWERS = 256;
+/** Lines whose quietText answer is remembered (quietStamped, loud): a flood's few repeated shapes. */
+const MAX_ANSWERED_LINES = 256;
 const TIME_GROUPS = ['(?<time>\\d{2}:\\d{2}:\\d{2})', '(?<time>\\d{1,2}:\\d{2}:\\d{2})'];
 
 export class QuietLines {
@@ -69,11 +69,16 @@ export class QuietLines {
   private readonly afterVerdict: AfterVerdict;
   /** `repeat`, when `quietTo` may take a line that repeats it as `classify` would (see noteFed). */
   private absorbable: Buffer | undefined;
-  /** Core's answers to `quietText` for the pack `quietPack`, by line text (see `quietText`). */
-  private readonly quietAnswers = new Map<string, boolean>();
   /** Lines without a stamp found quiet before a verdict, by their bytes. */
   private readonly quietBytes = new QuietBytes();
-  private quietPack: CompiledPack | undefined;
+  /**
+   * Stamped lines holding a rule's literal that core found quiet, by their bytes (see classify).
+   * Remembered in memory of their own, as quietBytes: kept as strings in a Map cleared when full,
+   * a flood of such lines each a little different promoted every one of them (issue 26, row j).
+   */
+  private readonly quietStamped = new QuietBytes(MAX_ANSWERED_LINES);
+  /** Lines holding a rule's literal that core said must be read, by their bytes: not asked again. */
+  private readonly loud = new QuietBytes(MAX_ANSWERED_LINES);
   /** The bytes of the line read last, while a repeat of it would change nothing but the last line. */
   private repeat: Buffer | undefined;
   /** What core answered, for `passable` (set by quietTo). */
@@ -113,11 +118,25 @@ export class QuietLines {
     if (this.quietBytes.has(now.pack, chunk, start, end)) return SKIP;
     const found = scanner.scan(chunk, start, end, MUST_READ_BEFORE_VERDICT);
     if (found & MUST_READ_BEFORE_VERDICT) return FEED;
-    if (scanner.stampEnd >= 0 && !this.sameTimestamp(now, chunk, start, end, scanner.stampEnd)) return FEED;
-    // A rule's literal is no match: core parses the line and says whether any rule would act on it.
-    if (found & RULES && !this.quietText(now, chunk.toString('utf8', start, end))) return FEED;
+    const stamped = scanner.stampEnd >= 0;
+    if (stamped && !this.sameTimestamp(now, chunk, start, end, scanner.stampEnd)) return FEED;
+    if (found & RULES) {
+      // A rule's literal is no match: core parses the line and says whether any rule would act on
+      // it. Its answer depends on nothing but the text and the pack (parsing and matching are
+      // pure): a stamped line's bytes are remembered apart, and asked after only once its stamp
+      // was found to be the clock's.
+      const known = stamped && this.quietStamped.has(now.pack, chunk, start, end);
+      if (!known) {
+        if (this.loud.has(now.pack, chunk, start, end)) return FEED;
+        if (!now.quietText(chunk.toString('utf8', start, end))) {
+          this.loud.add(now.pack, chunk, start, end);
+          return FEED;
+        }
+        if (stamped) this.quietStamped.add(now.pack, chunk, start, end);
+      }
+    }
     // Without a stamp, the same bytes get the same answer again (quiet-bytes.ts).
-    if (scanner.stampEnd < 0) this.quietBytes.add(now.pack, chunk, start, end);
+    if (!stamped) this.quietBytes.add(now.pack, chunk, start, end);
     // Before a verdict a quiet line still sets the last line and the time of the last activity.
     return SKIP;
   }
@@ -198,25 +217,6 @@ export class QuietLines {
   /** Whether `chunk[start, end)` is a frame of a known bar that may go unread now (Skippable.idleBar). */
   isIdleBar(now: Skippable | undefined, chunk: Buffer, start: number, end: number): boolean {
     return now !== undefined && now.idleBar(chunk, start, end);
-  }
-
-  /**
-   * Core's `quietText`, remembered by text: before a verdict its answer depends on nothing but the
-   * text and the pack (it parses and matches the line, both pure), and a flood repeats a few
-   * such lines by the ten thousand (NCCL's `NVLS multicast support is not available on dev 0`
-   * from each rank holds a failure rule's literal).
-   */
-  private quietText(now: Skippable, text: string): boolean {
-    if (now.pack !== this.quietPack) {
-      this.quietAnswers.clear();
-      this.quietPack = now.pack;
-    }
-    const known = this.quietAnswers.get(text);
-    if (known !== undefined) return known;
-    const quiet = now.quietText(text);
-    if (this.quietAnswers.size >= MAX_QUIET_ANSWERS) this.quietAnswers.clear();
-    this.quietAnswers.set(text, quiet);
-    return quiet;
   }
 
   private sameTimestamp(now: Skippable, chunk: Buffer, start: number, end: number, stampEnd: number): boolean {
