@@ -54,7 +54,11 @@ const BAR_TAIL = /\[(?:\d+:)?\d+:\d\d<(?:\?|(?:\d+:)?\d+:\d\d), *(?:\?|\d+(?:\.\
  * a rule anchored at its start) and the frame as a frame.
  */
 export function gluedAfterBar(frame: string): number {
-  if (frame.indexOf('<') === -1) return -1;
+  // Asked of every frame read: most have no `<`, and a bar's frame alone ends with its tail's `]`.
+  const lt = frame.indexOf('<');
+  if (lt === -1) return -1;
+  const close = frame.indexOf(']', lt);
+  if (close === -1 || close === frame.length - 1) return -1;
   BAR_TAIL.lastIndex = 0;
   for (let tail = BAR_TAIL.exec(frame); tail !== null; tail = BAR_TAIL.exec(frame)) {
     const end = tail.index + tail[0].length;
