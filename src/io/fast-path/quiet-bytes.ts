@@ -14,8 +14,9 @@ const MAX_LINES = 64;
 const MAX_LINE_BYTES = 512;
 
 /**
- * A direct-mapped cache in memory allocated once: a line's hash picks its slot, and a later line
- * with the same slot takes it. Keeping copies as Buffers in a Map, cleared when full, made a
+ * A cache in memory allocated once: a line's hash picks two slots, it is looked for in both and
+ * kept in the one written longer ago (two lines of a flood that share one slot would otherwise
+ * push each other out at every line). Keeping copies as Buffers in a Map, cleared when full, made a
  * flood of lines that each differ (NCCL's `comm 0x55d0a8cf9623 rank 1 ...`) allocate a copy per
  * line that lived long enough to be promoted: the old generation grew with the input until V8
  * collected it (issue 26, row j: 1 GB of a load held 5 to 7 MB more than 100 MB did).
@@ -25,6 +26,9 @@ export class QuietBytes {
   private readonly hashes: Uint32Array;
   /** Per slot: the kept line's length, -1 when the slot is empty. */
   private readonly lengths: Int32Array;
+  /** Per slot: when it was written, by a count of lines kept. */
+  private readonly written: Float64Array;
+  private adds = 0;
   /** Per slot: MAX_LINE_BYTES bytes, the kept line's first. */
   private readonly bytes: Uint8Array;
   private owner: object | undefined;
@@ -35,6 +39,7 @@ export class QuietBytes {
     this.mask = slots - 1;
     this.hashes = new Uint32Array(slots);
     this.lengths = new Int32Array(slots).fill(-1);
+    this.written = new Float64Array(slots);
     this.bytes = new Uint8Array(slots * MAX_LINE_BYTES);
   }
 
@@ -43,7 +48,10 @@ export class QuietBytes {
     const length = end - start;
     if (owner !== this.owner || length > MAX_LINE_BYTES) return false;
     const hash = hashOf(chunk, start, end);
-    const slot = hash & this.mask;
+    return this.holds(hash & this.mask, hash, chunk, start, length) || this.holds(otherSlot(hash, this.mask), hash, chunk, start, length);
+  }
+
+  private holds(slot: number, hash: number, chunk: Uint8Array, start: number, length: number): boolean {
     if (this.lengths[slot] !== length || this.hashes[slot] !== hash) return false;
     const bytes = this.bytes;
     const at = slot * MAX_LINE_BYTES;
@@ -57,16 +65,25 @@ export class QuietBytes {
     if (length > MAX_LINE_BYTES) return;
     if (owner !== this.owner) {
       this.lengths.fill(-1);
+      this.written.fill(0);
       this.owner = owner;
     }
     const hash = hashOf(chunk, start, end);
-    const slot = hash & this.mask;
+    const first = hash & this.mask;
+    const second = otherSlot(hash, this.mask);
+    const slot = this.written[first]! <= this.written[second]! ? first : second;
+    this.written[slot] = ++this.adds;
     const bytes = this.bytes;
     const at = slot * MAX_LINE_BYTES;
     for (let k = 0; k < length; k++) bytes[at + k] = chunk[start + k]!;
     this.hashes[slot] = hash;
     this.lengths[slot] = length;
   }
+}
+
+/** A line's second slot: from the hash's high bits, which the first (its low bits) leaves unused. */
+function otherSlot(hash: number, mask: number): number {
+  return (hash >>> 16) & mask;
 }
 
 /** FNV-1a over the bytes (a collision only costs the compare, which tells the lines apart). */

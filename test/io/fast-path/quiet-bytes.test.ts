@@ -49,3 +49,13 @@ describe('QuietBytes', () => {
     expect(quiet.has(pack, ...span(line(long)))).toBe(false);
   });
 });
+
+describe('QuietBytes in a flood of a few shapes', () => {
+  it('keeps each of a few dozen lines that come back in turn, whatever slots their hashes pick', () => {
+    const quiet = new QuietBytes();
+    const pack = {};
+    const shapes = Array.from({ length: 24 }, (_, k) => line(`node01:41200:41900 [${k % 8}] NCCL INFO shape ${k}`));
+    for (let round = 0; round < 3; round++) for (const shape of shapes) if (!quiet.has(pack, ...span(shape))) quiet.add(pack, ...span(shape));
+    expect(shapes.filter((shape) => quiet.has(pack, ...span(shape))).length).toBe(shapes.length);
+  });
+});
