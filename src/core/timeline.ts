@@ -41,6 +41,14 @@ export class Timeline {
   private epochTime: string | undefined;
   private timed: string | undefined;
   private repeatable = false;
+  /**
+   * The timestamp format (its prefix rule) that timed the physical line being read, the first of
+   * its frames to carry one. A later frame of the line stamped by another format is a server's
+   * line glued after a bar or a `\r` behind a collector's stamp (`2025-03-10T11:21:21Z 0%|..|
+   * 0/23 [00:00<?, ?it/s][2025-03-10 16:21:21 TP1] ...`): the collector's stamp times the whole
+   * line, and the server's, in its own zone, would move the clock hours on.
+   */
+  private lineFormat: string | undefined;
 
   constructor(readonly classifier: Classifier) {}
 
@@ -88,7 +96,10 @@ export class Timeline {
    * written after watching began (not read from a backlog), `stream` when the log merges several outputs.
    */
   push(raw: string, options: PushOptions = {}): ClassifierEvent[] {
-    this.lineNo = options.lineNo ?? this.lineNo + 1;
+    const lineNo = options.lineNo ?? this.lineNo + 1;
+    // The reader may hand the frames of one physical line over one by one, with its number.
+    if (lineNo !== this.lineNo) this.lineFormat = undefined;
+    this.lineNo = lineNo;
     this.timed = undefined;
     this.repeatable = false;
     if (isGapMarker(raw)) {
@@ -171,16 +182,25 @@ export class Timeline {
       this.clock.restart();
       this.moveEpoch(undefined);
     }
-    if (frame.time) this.moveEpoch(timeKey(frame.time));
-    let logNow = this.clock.observe(frame.time);
+    const time = this.lineTime(frame.time);
+    if (time) this.moveEpoch(timeKey(time));
+    let logNow = this.clock.observe(time);
     if (match.progress?.elapsedMs !== undefined) {
       this.moveEpoch(undefined);
       logNow = this.clock.observeBar(rankKey(this.classifier.state, match.progress), match.progress.elapsedMs);
     }
-    if (single && frame.time && this.epochTime !== undefined) this.timed = text.slice(0, text.length - frame.body.length);
+    if (single && time && this.epochTime !== undefined) this.timed = text.slice(0, text.length - frame.body.length);
     this.repeatable = single && isBarOnly(match);
     const now = this.toNow(logNow, options.wall, options.live ?? false);
     events.push(...this.classifier.tick(now), ...this.classifier.feedMatch(match, now, this.lineNo, options.stream));
+  }
+
+  /** A frame's timestamp, unless another format timed its physical line already (see lineFormat). */
+  private lineTime(time: TimeParts | undefined): TimeParts | undefined {
+    if (time === undefined) return undefined;
+    const format = time.source ?? '';
+    this.lineFormat ??= format;
+    return format === this.lineFormat ? time : undefined;
   }
 
   /**
