@@ -36,4 +36,16 @@ describe('a line glued after a bar frame', () => {
     const shown = events.flatMap((event) => (event.type === 'progress' ? [event.progress.current] : []));
     expect(shown.at(-1)).toBe(4);
   });
+
+  // kubectl stamps in UTC, the server in its own zone (UTC+5): the collector's stamp times the physical line.
+  it.for(['', '\r'])('behind a collector in another zone, a server line after a bar (%j between) does not move the clock hours on', (between) => {
+    const kubectl = (time: string, text: string): string => `2025-03-10T${time}.000000000Z ${text}`;
+    const { verdict } = classify(undefined, [
+      kubectl('11:21:00', "[2025-03-10 16:21:00 TP0] server_args=ServerArgs(model_path='m', tp_size=2)"),
+      kubectl('11:21:05', '[2025-03-10 16:21:05 TP0] Load weight begin. avail mem=78.00 GB'),
+      kubectl('11:21:21', `Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]${between}[2025-03-10 16:21:21 TP1] Load weight begin. avail mem=78.00 GB`),
+      kubectl('11:21:31', '[2025-03-10 16:21:31 TP0] Using default MoE config.'),
+    ]);
+    expect(verdict.elapsedMs).toBe(31_000);
+  });
 });
