@@ -12,12 +12,15 @@
 export const SEMI_SPACE_LIMIT = '--max-semi-space-size';
 const NO_GROWTH = '--semi-space-growth-factor=1';
 
-/** True when the process was started with no limit on its semi-spaces. */
-export function semiSpacesUnlimited(execArgv: readonly string[] = process.execArgv): boolean {
-  return !execArgv.some((arg) => arg.startsWith(SEMI_SPACE_LIMIT));
+/**
+ * True when the process was started with no limit on its semi-spaces: none on its command line
+ * nor in NODE_OPTIONS (a limit someone chose, larger or not, is theirs to keep). V8 takes `_` for `-`.
+ */
+export function semiSpacesUnlimited(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
+  return ![...execArgv, ...nodeOptions.split(/\s+/)].some((arg) => arg.replaceAll('_', '-').startsWith(SEMI_SPACE_LIMIT));
 }
 
 /** Stops the young generation growing where no limit was given at start-up. */
-export function pinYoungGeneration(setFlagsFromString: (flags: string) => void, execArgv: readonly string[] = process.execArgv): void {
-  if (semiSpacesUnlimited(execArgv)) setFlagsFromString(NO_GROWTH);
+export function pinYoungGeneration(setFlagsFromString: (flags: string) => void): void {
+  if (semiSpacesUnlimited()) setFlagsFromString(NO_GROWTH);
 }
