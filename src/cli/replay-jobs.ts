@@ -16,7 +16,7 @@ export const MAX_AUTO_JOBS = 4;
  * Below this many bytes of log in all, one thread. A worker is a whole V8 heap and Node
  * environment more, ~28 MB whatever it replays: a 10,000-log archive (178 MB of logs) peaks at
  * 83 MB on one thread and 111 MB on two, against the 100 MB every bench row keeps to (issue 26),
- * while two threads save only part of its 6-8 s. A worker is started where one thread would take
+ * while two threads save only part of its ~7 s. A worker is started where one thread would take
  * long: 512 MB of logs, ~20 s for one thread on this 2-core machine (about 26 MB a second).
  */
 export const MIN_WORKER_BYTES = 512 * 1024 * 1024;
