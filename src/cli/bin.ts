@@ -1,5 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=2 --enable-experimental-regexp-engine-on-excessive-backtracks
 import { createRequire } from 'node:module';
+import { pinYoungGeneration, semiSpacesUnlimited } from '../io/young-generation.js';
 import { loadCli } from './load-cli.js';
 
 // A rule pattern in a user's pack that backtracks catastrophically, which the load-time check
@@ -8,11 +9,16 @@ import { loadCli } from './load-cli.js';
 // before the CLI is compiled (V8's flags are part of what a code cache is checked against).
 // node:v8 is loaded only then: loading it cost a cold start about 1.5 ms.
 const REGEXP_FALLBACK = '--enable-experimental-regexp-engine-on-excessive-backtracks';
-if (!process.execArgv.includes(REGEXP_FALLBACK)) (createRequire(import.meta.url)('node:v8') as typeof import('node:v8')).setFlagsFromString(REGEXP_FALLBACK);
 // The shebang's --max-semi-space-size=2: reading a multi-GB log allocates fast, and a small
 // young generation keeps peak memory flat (about 80 MB; 100 MB with the default of 16, 92 MB
-// with 8) at no measurable cost in speed. It
-// must be given at start-up: V8 ignores it when set from here.
+// with 8) at no measurable cost in speed. V8 reads it only at start-up; run without it, the
+// young generation is kept from growing instead (io/young-generation.ts).
+const regexpUnflagged = !process.execArgv.includes(REGEXP_FALLBACK);
+if (regexpUnflagged || semiSpacesUnlimited()) {
+  const { setFlagsFromString } = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
+  if (regexpUnflagged) setFlagsFromString(REGEXP_FALLBACK);
+  pinYoungGeneration(setFlagsFromString);
+}
 
 // No top-level await: the build also makes this a CommonJS script (dist/cli/bin.cjs, the
 // package's bin), which starts without Node's ES module loader.

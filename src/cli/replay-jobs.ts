@@ -2,8 +2,8 @@
  * `replay --jobs N`: how many threads replay the cases: the main thread (which also prints) and
  * N - 1 worker threads; 1 replays in the main thread alone, as replay always did. Left out: one
  * thread per idle core (at most MAX_AUTO_JOBS), except where a worker cannot pay for itself: one
- * idle core, or logs too few to outweigh a worker's start (its own modules and compiled packs),
- * counted in bytes of log.
+ * idle core, or logs too few to outweigh a worker's memory (its own heap, modules and compiled
+ * packs), counted in bytes of log.
  */
 import { statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -13,11 +13,13 @@ import { UsageError } from './errors.js';
 /** More workers than this cost memory (each compiles the packs) for little time on a corpus of logs. */
 export const MAX_AUTO_JOBS = 4;
 /**
- * Below this many bytes of log in all, one thread finishes first and smaller. Measured on this
- * 2-core machine with the fixtures multiplied (test/bench/bench-inputs.mjs): 18 MB of logs take
- * 1.65 s and 85 MB on one thread against 2.0 s and 105 MB on two; 36 MB, 3.1 s against 2.65 s.
+ * Below this many bytes of log in all, one thread. A worker is a whole V8 heap and Node
+ * environment more, ~28 MB whatever it replays: a 10,000-log archive (178 MB of logs) peaks at
+ * 83 MB on one thread and 111 MB on two, against the 100 MB every bench row keeps to (issue 26),
+ * while two threads save only part of its ~7 s. A worker is started where one thread would take
+ * long: 512 MB of logs, ~20 s for one thread on this 2-core machine (about 26 MB a second).
  */
-export const MIN_WORKER_BYTES = 24 * 1024 * 1024;
+export const MIN_WORKER_BYTES = 512 * 1024 * 1024;
 
 /** `--jobs` as given: a whole number of 1 or more, or undefined (choose). */
 export function jobsOption(value: string | undefined): number | undefined {

@@ -10,6 +10,7 @@
 import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import { pinYoungGeneration } from '../io/young-generation.js';
 import { caseLog, caseTask, replayCase, type CaseTask, type CaseTools, type ReplayCase, type ReplayedCase } from './replay-case.js';
 import { ReplayInterrupted } from './replay-interrupted.js';
 import { rebuiltError } from './thread-error.js';
@@ -160,6 +161,8 @@ export function replayOnWorkers(options: WorkerReplayOptions): Promise<void> {
         done.set(reply.index, { replayed: reply.replayed });
         report();
       });
+      // V8 configuring the worker's heap raised the process's growth factor back to 2.
+      worker.on('online', () => pinYoungGeneration(setFlagsFromString));
       worker.on('error', (error) => lost(slot, error));
       worker.on('exit', (code) => {
         if (slot.inFlight.size > 0) lost(slot, new Error(`a replay worker thread stopped (exit code ${code}) while replaying ${caseLog(cases[Math.min(...slot.inFlight)]!)}`));

@@ -1,5 +1,5 @@
 /** How many threads replay a corpus: --jobs as given, else one per idle core for logs that repay a worker. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,9 @@ function cases(count: number, bytesEach: number): ReplayCase[] {
   const dir = mkdtempSync(join(tmpdir(), 'spinup-jobs-'));
   return Array.from({ length: count }, (_, i) => {
     const log = join(dir, `${i}.log`);
-    writeFileSync(log, Buffer.alloc(bytesEach, 0x61));
+    // Sparse: only their size is read, and MIN_WORKER_BYTES is hundreds of MB.
+    writeFileSync(log, '');
+    truncateSync(log, bytesEach);
     return { kind: 'pair', pair: { log, expect: join(dir, `${i}.expect.yaml`) } };
   });
 }
@@ -40,6 +42,12 @@ describe('replayThreads', () => {
     expect(replayThreads({ jobs: undefined, cases: big, cores: 1, load: 0 })).toBe(1);
     expect(replayThreads({ jobs: undefined, cases: small, cores: 8, load: 0 })).toBe(1);
     expect(replayThreads({ jobs: undefined, cases: big.slice(0, 1), cores: 8, load: 0 })).toBe(1);
+  });
+
+  it('left out: one thread for an archive of 10,000 logs (178 MB), which a worker would take past 100 MB', () => {
+    const archive = cases(2, 89 * 1024 * 1024);
+    expect(replayThreads({ jobs: undefined, cases: archive, cores: 2, load: 0 })).toBe(1);
+    expect(replayThreads({ jobs: undefined, cases: archive, cores: 8, load: 0 })).toBe(1);
   });
 
   it('left out: only the cores the load average leaves idle, a core partly idle counted', () => {

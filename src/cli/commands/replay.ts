@@ -36,8 +36,8 @@ Options:
   -j, --jobs N         replay on N threads (this one and N-1 workers), a case at a
                        time each; the output is the same, in the same order. 1: this
                        thread only. Default: one per idle core (the load average
-                       taken off the cores; at most 4); 1 for less than 24 MB of
-                       logs, which a worker would not repay
+                       taken off the cores; at most 4); 1 for less than 512 MB of
+                       logs, where a worker's memory (~28 MB) buys little time
   --coverage           after the table: rules no replayed fixture exercises (and the
                        'untested:' reasons of those the pack explains), and per fixture
                        the error-like lines no rule claimed
