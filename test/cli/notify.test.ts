@@ -144,10 +144,11 @@ describe('--notify URL', () => {
     expect(postedRest).toEqual(printedRest);
   }, 60_000);
 
-  it.for([
-    ['a refused port', 'refused' as const, /^spinup: --notify http:\/\/127\.0\.0\.1:\d+\/hook: connection refused$/],
+  const badReceivers: Array<[string, 'refused' | number, RegExp]> = [
+    ['a refused port', 'refused', /^spinup: --notify http:\/\/127\.0\.0\.1:\d+\/hook: connection refused$/],
     ['an answer of HTTP 500', 500, /^spinup: --notify http:\/\/127\.0\.0\.1:\d+\/hook: the receiver answered HTTP 500$/],
-  ] as const)('%s: one line on stderr, and the exit code it would have had without --notify', async ([, kind, line]) => {
+  ];
+  it.for(badReceivers)('%s: one line on stderr, and the exit code it would have had without --notify', { timeout: 60_000 }, async ([, kind, line]) => {
     const url = kind === 'refused' ? `http://127.0.0.1:${await freePort()}/hook` : await receiver({ status: kind }).url();
     for (const [log, code] of [[READY_LOG, 0], [FAILED_LOG, 1]] as const) {
       const without = run(['watch', '--no-follow', '--no-state', '--no-history', log]);
@@ -161,7 +162,7 @@ describe('--notify URL', () => {
       expect(extra[0]).toMatch(line);
       expect(stderrLines(withHook)).toHaveLength(stderrLines(without).length + 1);
     }
-  }, 60_000);
+  });
 
   it('a receiver that never answers: given up after 5 s, said once; the exit code is the verdict\'s', async () => {
     const hook = receiver({ silent: true });
@@ -190,17 +191,18 @@ describe('--notify URL', () => {
     expect(head.stderr()).toMatch(/^STALLED/m);
   }, 60_000);
 
-  it.for([
+  const badUrls: Array<[string, string[]]> = [
     ['watch', ['watch', '--no-follow', '--notify', 'ftp://127.0.0.1/hook', READY_LOG]],
     ['watch of a group', ['watch', '--no-follow', '--notify', 'not a url', NODE0, NODE1]],
     ['run', ['run', '--log', 'never-made.log', '--notify', '127.0.0.1:8080', '--', 'node', '-e', 'console.log("launched")']],
-  ] as const)('a bad URL is a usage error (exit 64) before the start: %s', async ([, args]) => {
-    const started = run([...args]);
+  ];
+  it.for(badUrls)('a bad URL is a usage error (exit 64) before the start: %s', { timeout: 60_000 }, async ([, args]) => {
+    const started = run(args);
     expect(await started.code).toBe(64);
     expect(started.stderr()).toMatch(/--notify wants an http:\/\/ or https:\/\/ URL such as http:\/\/127\.0\.0\.1:8080\/hook, not "/);
     expect(started.stdout()).toBe('');
     expect(existsSync(join(repoRoot, 'never-made.log'))).toBe(false);
-  }, 60_000);
+  });
 
   it('both --help texts say what --notify does and how long it waits', async () => {
     for (const command of ['watch', 'run']) {

@@ -9,7 +9,7 @@ import { DEFAULT_JOIN_BUDGET_MS, GroupReducer, MISSED_HEARTBEATS } from '../../c
 import type { GroupEvent, GroupVerdict, SizeSource } from '../../core/group-types.js';
 import { namedVerdict } from '../../core/group-verdicts.js';
 import type { Verdict } from '../../core/events.js';
-import type { Session, SessionEvent } from '../../core/session.js';
+import type { SessionEvent } from '../../core/session.js';
 import type { Decision, Outcome } from '../../io/supervise/decision.js';
 import { systemClock, type WallClock } from '../../io/wall-clock.js';
 import { groupStatus } from '../../status/group-status.js';
