@@ -3,12 +3,12 @@
  * prints for it, and awaited before spinup exits. Real spinup processes (the built bin), real
  * servers it launches, and loopback receivers that answer as slowly or as badly as asked.
  */
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot, runMain } from '../helpers/run-main.js';
-import { spinup, type SpinupProcess } from '../helpers/spinup-process.js';
+import { spinup, until, type SpinupProcess } from '../helpers/spinup-process.js';
 import { freePort, OOM_LOG, READY_LOG, replayServer, runScratch } from './run-harness.js';
 
 const { tracker, dir } = runScratch();
@@ -189,6 +189,23 @@ describe('--notify URL', () => {
     expect(hook.received).toHaveLength(1);
     expect(hook.received[0]!.body).toMatchObject({ type: 'group_verdict', verdict: 'stalled', node: 1, group: { stalled_node: 1, nodes: [{ node: 0, verdict: 'ready' }, { node: 1, joined: false }] } });
     expect(head.stderr()).toMatch(/^STALLED/m);
+  }, 60_000);
+
+  it('watch --listen, a sidecar that serves on after READY: the READY is posted when it comes, not at the exit', async () => {
+    const hook = receiver();
+    const lines = readFileSync(READY_LOG, 'utf8').split('\n');
+    const log = join(dir, 'sidecar.log');
+    // The first line alone, then the rest: a live start, not an earlier run read back.
+    writeFileSync(log, `${lines[0]}\n`);
+    const watch = run(['watch', '--no-state', '--no-history', '--listen', '127.0.0.1:0', '--notify', await hook.url(), log]);
+    await watch.waitFor(/stage launch/);
+    appendFileSync(log, lines.slice(1).join('\n'));
+    await until('the READY posted', () => hook.received[0]);
+    expect(hook.received[0]!.body).toMatchObject({ type: 'verdict', verdict: 'ready' });
+    expect(watch.child.exitCode).toBeNull();
+    watch.child.kill('SIGTERM');
+    expect(await watch.code).toBe(0);
+    expect(hook.received).toHaveLength(1);
   }, 60_000);
 
   const badUrls: Array<[string, string[]]> = [
