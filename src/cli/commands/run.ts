@@ -118,7 +118,7 @@ interface RunStart extends RunOutputs {
 async function launchAndSupervise({ io, options, session, memory, family, commandFamily, status, sinks, launched, head, groupReady, groupRefused }: RunStart): Promise<number> {
   const log = openRunLog({ cwd: io.cwd, requested: options.log, now: wallDate() });
   const child = await launch(options, io, log);
-  launched(child.startedAt);
+  launched({ at: child.startedAt, logShown: log.shown });
   status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
   const command = [options.command, ...options.args];
   sinks.note({ text: `started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, json: { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt } });

@@ -25,7 +25,6 @@ import type { Sinks } from '../sinks/all-sinks.js';
 import { standing } from '../reporters/standing.js';
 import pc from 'picocolors';
 import { runThen } from './then.js';
-import { ECHO_LIMIT_BYTES, StdoutEcho } from './stdout-echo.js';
 import { modelFromCommand } from './model.js';
 import { checkpointBytes } from '../../io/checkpoint-size.js';
 import { trackerOf } from '../../history/start-tracker.js';
@@ -56,12 +55,12 @@ export interface RunContext {
 
 export async function superviseRun(ctx: RunContext): Promise<number> {
   const { io, options, child, log, sinks } = ctx;
-  let echo = !options.json && !options.quiet;
+  // The server's lines go to the outputs (stdout's echo, run-outputs.ts) until --then's own output takes over.
+  let echo = true;
   let logBroken = false;
   // Set when the run is over; a server left running (--keep-on-fail) may still write.
   let over = false;
   const facts: RunFacts = { pid: child.pid, startedAt: child.startedAt, log: log.shown, healthUrl: options.health };
-  const stdoutEcho = new StdoutEcho(io.stdout, { limitBytes: ECHO_LIMIT_BYTES, logShown: log.shown });
   const supervisor = new Supervisor({
     child,
     session: ctx.session,
@@ -76,7 +75,7 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
         }
       }
       // Never awaited: a reader that stopped reading must not stop us reading the server.
-      if (echo) stdoutEcho.write(bytes);
+      if (echo) sinks.output(bytes);
     },
     onEvents: (events, readyDeclared) => sinks.events(events, readyDeclared),
     onExit: (exit) => sinks.note({ text: `the server (pid ${child.pid}) ${describeExit(exit)}`, json: { type: 'exit', pid: child.pid, code: exit.code, signal: exit.signal, wall_ms: exit.at } }),
@@ -119,7 +118,6 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
     over = true;
     supervisor.close();
     log.close();
-    stdoutEcho.close();
   }
 }
 

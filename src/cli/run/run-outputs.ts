@@ -16,11 +16,12 @@ import type { GroupRole } from './group-options.js';
 import { groupFollower } from './group.js';
 import type { RunOptions } from './options.js';
 import { RunSink } from './run-sink.js';
+import { ECHO_LIMIT_BYTES, StdoutEcho } from './stdout-echo.js';
 
 export interface RunOutputs {
   sinks: Sinks;
-  /** Wall time of the launch, set once the server started: what the run's text times count from. */
-  launched: (at: number) => void;
+  /** The server started: at this wall time (what the run's text times count from), logging to this file. */
+  launched: (launch: { at: number; logShown: string }) => void;
   head?: GroupHead;
   /** A follower: resolves with its READY when its head says the group is READY. */
   groupReady?: Promise<Verdict>;
@@ -32,6 +33,7 @@ export function runOutputs({ role, io, options, session, status, notify }: { rol
   const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
   const color = useColor(io, 'stderr');
   let launchedAt = systemClock.now();
+  let logShown = '';
   const follower = role.role === 'follower' ? groupFollower(role, { io, session }) : undefined;
   const outputs = allSinks(
     [
@@ -39,12 +41,15 @@ export function runOutputs({ role, io, options, session, status, notify }: { rol
       role.role === 'head' ? new GroupSink({ io, mode, color, role: 'head', session }) : undefined,
       follower?.sink,
       new RunSink(io, mode, color, session, () => launchedAt),
+      // The server's own lines on stdout, unless stdout is spinup's (--json) or quiet.
+      mode === 'lines' ? new StdoutEcho(io.stdout, { limitBytes: ECHO_LIMIT_BYTES, logShown: () => logShown }) : undefined,
       notify,
     ],
     { stderr: io.stderr },
   );
-  const launched = (at: number): void => {
-    launchedAt = at;
+  const launched = (launch: { at: number; logShown: string }): void => {
+    launchedAt = launch.at;
+    logShown = launch.logShown;
   };
   if (role.role !== 'head') return { sinks: outputs, launched, groupReady: follower?.groupReady, groupRefused: follower?.groupRefused };
   const head = new GroupHead({ outputs, status, expected: role.expected, heartbeatMs: role.heartbeatMs, token: role.token, joinBudgetMs: role.joinBudgetMs, timeoutMs: options.timeoutMs });

@@ -20,6 +20,7 @@ export function allSinks(sinks: ReadonlyArray<Sink | undefined>, options: { stde
   return {
     events: (events, readyDeclared) => all.forEach((s) => s.events?.(events, readyDeclared)),
     groupEvents: (events) => all.forEach((s) => s.groupEvents?.(events)),
+    output: (bytes) => all.forEach((s) => s.output?.(bytes)),
     notice: (notice, node) => all.forEach((s) => s.notice?.(notice, node)),
     note: (note) => all.forEach((s) => s.note?.(note)),
     tick: () => all.forEach((s) => s.tick?.()),

@@ -52,6 +52,8 @@ export interface Sink {
   events?(events: readonly SessionEvent[], readyDeclared?: boolean): void;
   /** A group's events: its nodes' own (with their node), joins, losses, the group's verdict. */
   groupEvents?(events: readonly GroupEvent[]): void;
+  /** `run`: the server's own output, whole lines as it wrote them (the log file has them already). */
+  output?(bytes: Buffer): void;
   /** `node`: the node of a group the notice is about. */
   notice?(notice: SourceNotice, node?: number): void;
   note?(note: RunNote): void;
