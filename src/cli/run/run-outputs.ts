@@ -1,7 +1,8 @@
 /**
- * Every output of one `spinup run`, built in one place: what it prints (run-sink.ts), the status
- * API, --notify, and for a group the head's lines (group-sink.ts) or a follower's push. The head
- * takes the run's session events before any output does, and says the group's words to them all.
+ * Every output of one `spinup run`, built in one place: what it prints (run-sink.ts), its echo of
+ * the server's lines (stdout-echo.ts), the status API, --notify, and for a group the head's lines
+ * (group-sink.ts) or a follower's push. The head takes the run's session events before any output
+ * does, and says the group's words to them all.
  */
 import type { Verdict } from '../../core/events.js';
 import type { Session } from '../../core/session.js';
