@@ -12,6 +12,7 @@ import { durationOption, packsOption } from './options.js';
 import { announceLiveStatus, LiveStatus } from './live-status.js';
 import { allSinks, type Sinks } from './sinks/all-sinks.js';
 import { GroupSink } from './sinks/group-sink.js';
+import { groupStatusSink } from './sinks/group-status-sink.js';
 import { notifySink } from './sinks/notify-option.js';
 import { headToken } from './run/group-options.js';
 import { pushIntake } from './push-intake.js';
@@ -52,7 +53,7 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
   if (args.listen && !args.follow) throw new UsageError('--listen with a group follows its logs (pushed nodes come live): drop --no-follow');
   const status = args.listen && headSession ? await LiveStatus.start({ io, command: 'watch', session: headSession, listen: args.listen, state: !args.noState }) : undefined;
   const notify = await notifySink(args.notify, { session: headSession ?? newSession(), stderr: io.stderr });
-  const sinks = allSinks([groupLines, status, notify], { stderr: io.stderr });
+  const sinks = allSinks([groupLines, status ? groupStatusSink(status) : undefined, notify], { stderr: io.stderr });
   const local = new Set(plan.nodes.map((n) => n.node));
   let result: GroupWatchResult | undefined;
   // A head serving probes is not done at READY (serve-after-ready.ts): it says READY when it comes.
@@ -78,14 +79,7 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
       signal: io.signal,
       onEvents: (events) => {
         sinks.groupEvents(events);
-        // The status API is node 0's session: its own events, and which node broke after READY.
-        status?.events(events.flatMap((e) => (e.type === 'node' && e.node === 0 && e.event.type !== 'verdict' ? [e.event] : [])));
-        for (const event of events) {
-          if (event.type !== 'after-ready-failure') continue;
-          failedAfterReady = true;
-          // /readyz turns 503, and the status says which node broke.
-          status?.verdict({ verdict: { ...event.verdict, stage: 'ready', reason: `node ${event.node} failed after the group was READY: ${event.verdict.reason}` }, node: event.node });
-        }
+        if (events.some((event) => event.type === 'after-ready-failure')) failedAfterReady = true;
       },
       ...(status
         ? {
