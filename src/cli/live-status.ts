@@ -1,12 +1,11 @@
 /**
- * The status API of one `watch` or `run`: the one seam both live loops feed (every session event,
- * and `run`'s decided verdict), behind which sit the status model, the HTTP server (`--listen`
+ * The status API of one `watch` or `run`, one of its outputs (a Sink: every session event, and the
+ * verdict the command decided), behind which sit the status model, the HTTP server (`--listen`
  * and the unix socket) and the state file `status` and `attach` find it by.
  */
 import type { LoadProgress } from '../core/load-progress.js';
 import { hostname, tmpdir } from 'node:os';
 import { wallDate } from '../io/wall-clock.js';
-import type { Verdict } from '../core/events.js';
 import type { Session, SessionEvent } from '../core/session.js';
 import { ensureRunsDir, newRunId, runsDir, socketPathFor, writeRunFile, RUN_SCHEMA, type RunFile } from '../serve/run-files.js';
 import { StatusServer } from '../serve/status-server.js';
@@ -15,19 +14,8 @@ import { StatusModel, type StatusFacts } from '../status/status-model.js';
 import { ListenError, UsageError } from './errors.js';
 import { eventJson } from './format/verdict-json.js';
 import { write, type Io } from './io-context.js';
+import type { Sink, VerdictReport } from './sinks/sink.js';
 import { version } from './version.js';
-
-/** What a live loop tells the status API. */
-export interface EventSink {
-  events(events: readonly SessionEvent[]): void;
-  /**
-   * The start's verdict as the command decided it (`run`: the log, the process or the probe).
-   * `node`: the node of a group whose failure after READY this verdict is.
-   */
-  verdict(verdict: Verdict, node?: number): void;
-  /** A silent load's progress from the process tree's reads (io/supervise/activity-watch.ts). */
-  loadProgress?(progress: LoadProgress): void;
-}
 
 export interface LiveStatusOptions {
   io: Io;
@@ -49,7 +37,8 @@ const STATE_WRITE_MS = 1_000;
  */
 const STATE_AFTER_MS = 200;
 
-export class LiveStatus implements EventSink {
+export class LiveStatus implements Sink {
+  readonly name = 'the status API';
   readonly model: StatusModel;
   readonly server: StatusServer;
   url: string | undefined;
@@ -97,7 +86,13 @@ export class LiveStatus implements EventSink {
     this.model.loadProgress(progress);
   }
 
-  verdict(verdict: Verdict, node?: number): void {
+  /**
+   * The start's verdict as the command decided it (`run`: the log, the process or the probe; a
+   * group's; a node's failure after the group was READY). One that was a session event (`watch`)
+   * the model has taken already.
+   */
+  verdict({ verdict, node, inEvents }: VerdictReport): void {
+    if (inEvents) return;
     this.model.verdict(verdict, node);
     this.writeState();
   }
@@ -110,7 +105,8 @@ export class LiveStatus implements EventSink {
   }
 
   /** The last state (with the exit code), then the server and socket go away. */
-  async close(exitCode?: number): Promise<void> {
+  async close(end: { exitCode?: number } = {}): Promise<void> {
+    const { exitCode } = end;
     if (this.stateTimer) {
       // Over before its socket was due: only the state file, of a start that has ended.
       clearTimeout(this.stateTimer);

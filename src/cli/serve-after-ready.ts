@@ -9,7 +9,7 @@ import type { Verdict } from '../core/events.js';
 import { EXIT } from '../core/exit-codes.js';
 import type { SessionEvent } from '../core/session.js';
 import { exitCodeFor } from './exit-for-verdict.js';
-import type { LiveReporter } from './reporters/live-reporter.js';
+import type { Sinks } from './sinks/all-sinks.js';
 
 export const SERVE_ON_HELP = `With --listen, a watch that reaches READY does not exit: it goes on following the log
 and answering the probes (/readyz turns 503 on a crash after READY, 200 again when a
@@ -22,7 +22,7 @@ export class ServeAfterReady {
 
   constructor(
     private readonly options: {
-      reporter: LiveReporter;
+      sinks: Sinks;
       /** The start's verdict goes to the history once, when it is READY. */
       record: (verdict: Verdict) => void;
       /** The input is a pipe: its end is the server's too. */
@@ -35,10 +35,10 @@ export class ServeAfterReady {
     if (verdict.verdict !== 'ready') return 'stop';
     if (this.serving) return 'read-on';
     this.serving = true;
-    this.options.reporter.verdict(verdict);
+    this.options.sinks.verdict({ verdict, inEvents: true });
     this.options.record(verdict);
     const end = this.options.piped ? 'SIGTERM, SIGINT or the end of the input' : 'SIGTERM or SIGINT';
-    this.options.reporter.notice({ type: 'serving', detail: `READY: still following the log and serving the status API until ${end}` });
+    this.options.sinks.notice({ type: 'serving', detail: `READY: still following the log and serving the status API until ${end}` });
     return 'read-on';
   }
 
@@ -48,7 +48,7 @@ export class ServeAfterReady {
     for (const event of events) {
       if (event.type === 'after-ready-failure') this.failedAfterReady = true;
       if (event.type === 'restart') this.failedAfterReady = false;
-      if (event.type === 'verdict') this.options.reporter.verdict(event.verdict);
+      if (event.type === 'verdict') this.options.sinks.verdict({ verdict: event.verdict, inEvents: true });
     }
   }
 

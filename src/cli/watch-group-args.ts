@@ -3,6 +3,7 @@
  * names a group, its options and help. The group watch itself (watch-group.ts) is loaded only then.
  */
 import type { ListenAddress } from '../status/listen-address.js';
+import type { NotifyTarget } from './sinks/notify-option.js';
 
 export const groupOptionsHelp = `Several nodes of one multi-node start (one verdict for the group):
   FILE FILE...        one log per node; ranks from the logs (SGLang node_rank, NCCL's
@@ -27,6 +28,8 @@ export const groupOptionsHelp = `Several nodes of one multi-node start (one verd
 
 export interface GroupWatchArgs {
   listen?: ListenAddress;
+  /** --notify URL: the group's verdict is POSTed there. */
+  notify?: NotifyTarget;
   noState: boolean;
   groupToken?: string;
   heartbeat?: string;

@@ -6,11 +6,14 @@ import { watchGroup, type NodeSource } from '../io/group-watch.js';
 import { Session } from '../core/session.js';
 import { InputError, UsageError } from './errors.js';
 import { exitCodeFor } from './exit-for-verdict.js';
-import { GroupReporter } from './format/group-reporter.js';
 import { planNodes, parseSource } from './group-nodes.js';
 import { useColor, type Io } from './io-context.js';
 import { durationOption, packsOption } from './options.js';
 import { announceLiveStatus, LiveStatus } from './live-status.js';
+import { allSinks, type Sinks } from './sinks/all-sinks.js';
+import { GroupSink } from './sinks/group-sink.js';
+import { groupStatusSink } from './sinks/group-status-sink.js';
+import { notifySink } from './sinks/notify-option.js';
 import { headToken } from './run/group-options.js';
 import { pushIntake } from './push-intake.js';
 import { groupStatus } from '../status/group-status.js';
@@ -41,14 +44,16 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
   if (!args.follow) for (const { source, shown } of sources) if (source.kind === 'file') checkReadable(source.path, shown);
 
   const mode = args.json ? 'json' : args.quiet ? 'quiet' : 'lines';
-  const reporter = new GroupReporter(io, mode, useColor(io, 'stdout'));
-  for (const note of plan.rankNotes) reporter.notice(undefined, { type: 'rank', detail: note });
+  const groupLines = new GroupSink({ io, mode, color: useColor(io, 'stdout'), role: 'watch' });
+  for (const note of plan.rankNotes) groupLines.notice({ type: 'rank', detail: note });
   const newSession = (): Session => new Session({ packs, family, classifier: { stallOverrideMs } });
   // A head for pushed nodes: its status API speaks for the group, through node 0's session.
   const headSession = args.listen ? newSession() : undefined;
   const token = args.listen ? headToken(args.listen, args.groupToken, io.env) : undefined;
   if (args.listen && !args.follow) throw new UsageError('--listen with a group follows its logs (pushed nodes come live): drop --no-follow');
   const status = args.listen && headSession ? await LiveStatus.start({ io, command: 'watch', session: headSession, listen: args.listen, state: !args.noState }) : undefined;
+  const notify = await notifySink(args.notify, { session: headSession ?? newSession(), stderr: io.stderr });
+  const sinks = allSinks([groupLines, status ? groupStatusSink(status) : undefined, notify], { stderr: io.stderr });
   const local = new Set(plan.nodes.map((n) => n.node));
   let result: GroupWatchResult | undefined;
   // A head serving probes is not done at READY (serve-after-ready.ts): it says READY when it comes.
@@ -73,54 +78,52 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
       timeoutMs,
       signal: io.signal,
       onEvents: (events) => {
-        reporter.events(events);
-        status?.events(events.flatMap((e) => (e.type === 'node' && e.node === 0 && e.event.type !== 'verdict' ? [e.event] : [])));
-        for (const event of events) {
-          if (event.type !== 'after-ready-failure') continue;
-          failedAfterReady = true;
-          // /readyz turns 503, and the status says which node broke.
-          status?.verdict({ ...event.verdict, stage: 'ready', reason: `node ${event.node} failed after the group was READY: ${event.verdict.reason}` }, event.node);
-        }
+        sinks.groupEvents(events);
+        if (events.some((event) => event.type === 'after-ready-failure')) failedAfterReady = true;
       },
       ...(status
         ? {
             onReady: (verdict: GroupVerdict) => {
               readySaid = true;
-              status.verdict(namedVerdict(verdict));
-              reporter.verdict(verdict);
-              reporter.notice(undefined, { type: 'serving', detail: 'READY: still following the logs, taking the followers\' pushes and serving the status API until SIGTERM or SIGINT' });
+              sinks.verdict({ verdict: namedVerdict(verdict), group: verdict });
+              sinks.notice({ type: 'serving', detail: 'READY: still following the logs, taking the followers\' pushes and serving the status API until SIGTERM or SIGINT' });
             },
           }
         : {}),
-      onNotice: (node, notice) => reporter.notice(node, notice),
+      onNotice: (node, notice) => sinks.notice(notice, node),
       env: io.env,
       cwd: io.cwd,
       ...(status
         ? {
             acceptRemote: (take) =>
-              status.server.acceptPushes(pushIntake({ token, local: (node) => local.has(node), take, note: (text) => reporter.notice(undefined, { type: 'push', detail: text }) })),
+              status.server.acceptPushes(pushIntake({ token, local: (node) => local.has(node), take, note: (text) => sinks.notice({ type: 'push', detail: text }) })),
             onStanding: (standing, verdict) => status.model.group(groupStatus(standing, verdict)),
           }
         : {}),
     });
-    if (result.verdict && !readySaid) status?.verdict(namedVerdict(result.verdict));
+    return endOfGroup(result, { sinks, readySaid, failedAfterReady, timeoutMs });
   } finally {
-    await status?.close(result?.verdict ? exitCodeFor(result.verdict.verdict) : undefined);
+    // What is still in flight (a webhook, the state file's last word) is finished before the exit.
+    await sinks.close({ exitCode: result?.verdict ? exitCodeFor(result.verdict.verdict) : undefined });
   }
+}
+
+/** How the group watch ended, said to every output, and its exit code. */
+function endOfGroup(result: GroupWatchResult, { sinks, readySaid, failedAfterReady, timeoutMs }: { sinks: Sinks; readySaid: boolean; failedAfterReady: boolean; timeoutMs: number | undefined }): number {
   if (result.end === 'interrupted') {
-    reporter.message('interrupted before the group had a verdict');
+    sinks.message('interrupted before the group had a verdict');
     return EXIT.interrupted;
   }
   if (result.end === 'timeout') {
-    reporter.message(`timed out after ${formatDuration(timeoutMs ?? 0)} with no group verdict`);
+    sinks.message(`timed out after ${formatDuration(timeoutMs ?? 0)} with no group verdict`);
     return EXIT.stalled;
   }
-  if (result.truncatedBytes > 0) reporter.message(`note: ${result.truncatedBytes} bytes of over-long lines were cut (lines are capped at 64 KiB)`);
+  if (result.truncatedBytes > 0) sinks.message(`note: ${result.truncatedBytes} bytes of over-long lines were cut (lines are capped at 64 KiB)`);
   if (readySaid) {
-    reporter.message(`spinup: stopped: the group was READY${failedAfterReady ? '; a node failed after it' : ' and still is'}`);
+    sinks.message(`spinup: stopped: the group was READY${failedAfterReady ? '; a node failed after it' : ' and still is'}`);
     return failedAfterReady ? EXIT.failed : EXIT.ok;
   }
-  reporter.verdict(result.verdict!);
+  sinks.verdict({ verdict: namedVerdict(result.verdict!), group: result.verdict! });
   return exitCodeFor(result.verdict!.verdict);
 }
 

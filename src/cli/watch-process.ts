@@ -13,8 +13,7 @@ import { ProcessWatch, type ProcessTarget } from '../io/process-watch.js';
 import { systemClock } from '../io/wall-clock.js';
 import { InputError, UsageError } from './errors.js';
 import type { StartMemory } from './history-flags.js';
-import type { LiveStatus } from './live-status.js';
-import type { LiveReporter } from './reporters/live-reporter.js';
+import type { Sinks } from './sinks/all-sinks.js';
 
 export type { ProcessTarget } from '../io/process-watch.js';
 
@@ -48,12 +47,11 @@ export function watchProcess(options: {
   target: ProcessTarget;
   silence: SilenceLimits;
   session: StartMemory['session'];
-  reporter: LiveReporter;
-  status: LiveStatus;
+  sinks: Sinks;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal | undefined;
 }): WatchedProcess {
-  const { session, reporter } = options;
+  const { session, sinks } = options;
   const stalled = new AbortController();
   let verdict: Verdict | undefined;
   const decider = new ProcessWatch({
@@ -66,8 +64,8 @@ export function watchProcess(options: {
       verdict = found;
       stalled.abort();
     },
-    onProgress: progressSink(reporter, options.status, session),
-    onNote: (detail) => reporter.notice({ type: 'process', detail }),
+    onProgress: progressSink(sinks, session),
+    onNote: (detail) => sinks.notice({ type: 'process', detail }),
   });
   return {
     decider,
@@ -80,14 +78,14 @@ export function watchProcess(options: {
 }
 
 /** A silent load's progress to the status API and the start's record, and as notices: every 30 s, and its final count. */
-function progressSink(reporter: LiveReporter, status: LiveStatus, session: StartMemory['session']): (progress: LoadProgress, final: boolean) => void {
+function progressSink(sinks: Sinks, session: StartMemory['session']): (progress: LoadProgress, final: boolean) => void {
   let shownAt: number | undefined;
   return (progress, final) => {
-    status.loadProgress(progress);
+    sinks.loadProgress(progress, final);
     trackerOf(session)?.noteLoad(progress);
     const now = systemClock.now();
     if (!final && shownAt !== undefined && now - shownAt < PROGRESS_EVERY_MS) return;
     shownAt = now;
-    reporter.notice({ type: 'load_progress', detail: `load_weights: ${describeLoadProgress(progress)} (the server's processes, from /proc)` });
+    sinks.notice({ type: 'load_progress', detail: `load_weights: ${describeLoadProgress(progress)} (the server's processes, from /proc)` });
   };
 }

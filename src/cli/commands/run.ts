@@ -4,7 +4,7 @@ import { wallDate } from '../../io/wall-clock.js';
 import { SpawnError, startChild, type Child } from '../../io/child-process.js';
 import { groupAlive } from '../../io/supervise/stop.js';
 import { InputError } from '../errors.js';
-import { useColor, write, type Io } from '../io-context.js';
+import { write, type Io } from '../io-context.js';
 import { historyFlagsHelp, startMemory, type StartMemory } from '../history-flags.js';
 import { announceLiveStatus, LiveStatus } from '../live-status.js';
 import { listenHelp, packsOption } from '../options.js';
@@ -15,10 +15,10 @@ import { modelFromCommand } from '../run/model.js';
 import { superviseRun } from '../run/flow.js';
 import { openRunLog, type RunLog } from '../run/log-file.js';
 import { parseRunArgs, type RunOptions } from '../run/options.js';
-import { RunReporter } from '../run/reporter.js';
 import { neverBlockOnTerminal } from '../run/terminal-writes.js';
-import { groupParts, PUSH_LAST_WORDS_MS, teeSinks, type GroupParts } from '../run/group.js';
+import { runOutputs, type RunOutputs } from '../run/run-outputs.js';
 import { groupRole, groupRunHelp } from '../run/group-options.js';
+import { notifyHelp, notifySink } from '../sinks/notify-option.js';
 
 export const runHelp = `Usage: spinup run [options] -- CMD [ARGS...]
 
@@ -57,6 +57,7 @@ Options:
 ${silenceHelp}
   --json              one JSON event per line on stdout; the server's lines go to the log only
   -q, --quiet         do not echo the server's lines; print only the verdict
+${notifyHelp}
 ${historyFlagsHelp}
 ${listenHelp}
 ${groupRunHelp}
@@ -91,21 +92,20 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const role = groupRole(options.group, options.listen, io.env, options.args);
   // Bound before the launch: a taken --listen port fails the run before a server starts.
   const status = await LiveStatus.start({ io, command: 'run', session, listen: options.listen, state: !options.noState });
-  const group = groupParts(role, { io, options, session, status });
+  const notify = await notifySink(options.notify, { session, stderr: io.stderr });
+  const outputs = runOutputs({ role, io, options, session, status, notify });
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await launchAndSupervise({ io, options, session, memory, family, commandFamily, status, ...group });
+    code = await launchAndSupervise({ io, options, session, memory, family, commandFamily, status, ...outputs });
     return code;
   } finally {
-    group.head?.close();
-    // The follower's last words (its verdict) reach the head if it can be reached soon; its exit code is its own.
-    await group.pusher?.close(PUSH_LAST_WORDS_MS);
-    await status.close(code);
+    // What is still in flight (a follower's last push, a webhook, the state file's last word) is finished first.
+    await outputs.sinks.close({ exitCode: code });
   }
 }
 
-interface RunStart extends GroupParts {
+interface RunStart extends RunOutputs {
   io: Io;
   options: RunOptions;
   session: StartMemory['session'];
@@ -115,17 +115,16 @@ interface RunStart extends GroupParts {
   status: LiveStatus;
 }
 
-async function launchAndSupervise({ io, options, session, memory, family, commandFamily, status, head, pusher, groupReady, groupRefused }: RunStart): Promise<number> {
+async function launchAndSupervise({ io, options, session, memory, family, commandFamily, status, sinks, launched, head, groupReady, groupRefused }: RunStart): Promise<number> {
   const log = openRunLog({ cwd: io.cwd, requested: options.log, now: wallDate() });
   const child = await launch(options, io, log);
+  launched({ at: child.startedAt, logShown: log.shown });
   status.setFacts({ serverPid: child.pid, log: log.path, commandModel: modelFromCommand(options.args) });
-  const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
-  const reporter = new RunReporter(io, mode, useColor(io, 'stderr'), session, { launchedAt: child.startedAt, sink: teeSinks([status, head, pusher]) });
   const command = [options.command, ...options.args];
-  reporter.note(`started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt });
-  if (commandFamily !== undefined && family === commandFamily) reporter.note(`family ${family} (from the command)`, { type: 'family', family, detected: false, from: 'command' });
-  if (memory.warning) reporter.note(`history: ${memory.warning}`, { type: 'history', detail: memory.warning });
-  return supervise(child, { io, options, session, memory, log, reporter, group: head, groupReady, groupRefused });
+  sinks.note({ text: `started pid ${child.pid}: ${command.join(' ')}; log ${log.shown}`, json: { type: 'started', pid: child.pid, command, log: log.shown, wall_ms: child.startedAt } });
+  if (commandFamily !== undefined && family === commandFamily) sinks.note({ text: `family ${family} (from the command)`, json: { type: 'family', family, detected: false, from: 'command' } });
+  if (memory.warning) sinks.note({ text: `history: ${memory.warning}`, json: { type: 'history', detail: memory.warning } });
+  return supervise(child, { io, options, session, memory, log, sinks, group: head, groupReady, groupRefused });
 }
 
 async function launch(options: RunOptions, io: Io, log: RunLog): Promise<Child> {

@@ -9,10 +9,10 @@ import { openSource } from '../../io/open-source.js';
 import { EARLIER_VERDICT_WAIT_MS, runWatchLoop, type LoopResult } from '../../io/watch-loop.js';
 import { InputError, UsageError } from '../errors.js';
 import { liveReporter, reportFormat } from '../reporters/choose-reporter.js';
-import { fanOut, type LiveReporter } from '../reporters/live-reporter.js';
 import { noticeText } from '../reporters/event-lines.js';
 import { standing } from '../reporters/standing.js';
-import { StatusApiReporter } from '../reporters/status-api-reporter.js';
+import { allSinks, type Sinks } from '../sinks/all-sinks.js';
+import { notifyHelp, notifyOption, notifySink } from '../sinks/notify-option.js';
 import { useColor, type Io } from '../io-context.js';
 import pc from 'picocolors';
 import { durationOption, listenHelp, listenOption, packsOption } from '../options.js';
@@ -54,6 +54,7 @@ Options:
 ${silenceHelp}
   --json              one JSON event per line: family, stage, progress, warning, verdict
   --quiet             print only the verdict
+${notifyHelp}
 ${listenHelp}
 ${historyFlagsHelp}
   -h, --help          show this help
@@ -85,6 +86,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
       json: { type: 'boolean' },
       quiet: { type: 'boolean', short: 'q' },
       listen: { type: 'string' },
+      notify: { type: 'string' },
       'no-state': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       node: { type: 'string', multiple: true },
@@ -100,6 +102,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
     io.stdout.write(`${watchHelp}\n`);
     return EXIT.ok;
   }
+  const notify = notifyOption(values.notify);
   if (isGroupWatch(positionals, values) && (values.pid !== undefined || values['pid-of'] !== undefined)) {
     throw new UsageError('--pid and --pid-of watch the server of one log, not a group');
   }
@@ -108,6 +111,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
     const { watchGroupCommand } = await import('../watch-group.js');
     return watchGroupCommand({
       listen: listenOption(values.listen),
+      notify,
       noState: Boolean(values['no-state']),
       groupToken: values['group-token'],
       heartbeat: values.heartbeat,
@@ -143,14 +147,16 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
   const session = memory.session;
   const status = await LiveStatus.start({ io, command: 'watch', session, listen, log: path ?? '-', state: !values['no-state'] });
   const format = reportFormat(values, Boolean(io.stderr.isTTY) && follow);
-  const reporter = fanOut(liveReporter({ format, io, session, color: useColor(io, 'stdout') }), new StatusApiReporter(status));
+  const webhook = await notifySink(notify, { session, stderr: io.stderr });
+  const sinks = allSinks([liveReporter({ format, io, session, color: useColor(io, 'stdout') }), status, webhook], { stderr: io.stderr });
   let code: number | undefined;
   try {
     announceLiveStatus(io, status);
-    code = await watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, listening: listen !== undefined, process: processTarget ? { target: processTarget, silence, status } : undefined });
+    code = await watchWith({ io, values, target, path, follow, session, memory, sinks, timeoutMs, listening: listen !== undefined, process: processTarget ? { target: processTarget, silence } : undefined });
     return code;
   } finally {
-    await status.close(code);
+    // What is still in flight (a webhook, the state file's last word) is finished before the exit.
+    await sinks.close({ exitCode: code });
   }
 }
 
@@ -162,27 +168,27 @@ interface WatchContext {
   follow: boolean;
   session: StartMemory['session'];
   memory: StartMemory;
-  reporter: LiveReporter;
+  sinks: Sinks;
   timeoutMs: number | undefined;
   /** --listen: a READY start is served on until the server's end (serve-after-ready.ts). */
   listening: boolean;
   /** --pid / --pid-of: the server's processes, judged beside the log. */
-  process?: { target: ProcessTarget; silence: SilenceLimits; status: LiveStatus };
+  process?: { target: ProcessTarget; silence: SilenceLimits };
 }
 
-async function watchWith({ io, values, target, path, follow, session, memory, reporter, timeoutMs, listening, process: watched }: WatchContext): Promise<number> {
+async function watchWith({ io, values, target, path, follow, session, memory, sinks, timeoutMs, listening, process: watched }: WatchContext): Promise<number> {
   const live = follow || target === '-';
   const stopAtVerdict = live && !(target === '-' && !follow);
-  const serveOn = listening && stopAtVerdict ? new ServeAfterReady({ reporter, record: (verdict) => recordVerdict(memory, reporter, verdict), piped: path === undefined }) : undefined;
+  const serveOn = listening && stopAtVerdict ? new ServeAfterReady({ sinks, record: (verdict) => recordVerdict(memory, sinks, verdict), piped: path === undefined }) : undefined;
   // Stops the follower when the loop ends for any reason, not only on Ctrl-C.
   const stop = new AbortController();
   io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-  const processWatch = watched ? watchProcess({ ...watched, session, reporter, env: io.env, signal: io.signal }) : undefined;
+  const processWatch = watched ? watchProcess({ ...watched, session, sinks, env: io.env, signal: io.signal }) : undefined;
   const spec = path ? { kind: 'file' as const, path, shown: target } : { kind: 'stdin' as const };
   const opened = openSource(spec, { follow, fromEnd: Boolean(values['from-end']), stdin: io.stdin, stdinFd: io.stdinFd }, { signal: stop.signal });
   const source = opened.items;
-  if (memory.warning) reporter.notice({ type: 'history', detail: memory.warning });
-  const ticker = setInterval(() => reporter.tick(), 1000);
+  if (memory.warning) sinks.notice({ type: 'history', detail: memory.warning });
+  const ticker = setInterval(() => sinks.tick(), 1000);
   const hangup = outliveHangup(io, 'watching on; the exit code and the history will give the verdict');
   let result: LoopResult;
   try {
@@ -197,17 +203,17 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
       signal: processWatch?.signal ?? io.signal,
       deciders: processWatch ? [processWatch.decider] : [],
       onEvents: (events) => {
-        reporter.events(events);
+        sinks.events(events);
         serveOn?.events(events);
       },
       // The file as the user named it (`server.log`), like tail -F says it.
       onNotice: (given) => {
         const notice = given.path !== undefined && given.path === path ? { ...given, path: target } : given;
         // Damage is said in every format, --quiet included: the verdict rests on part of the log.
-        if (notice.type === 'damaged') reporter.message(`spinup: ${noticeText(notice)}`);
-        else reporter.notice(notice);
+        if (notice.type === 'damaged') sinks.message(`spinup: ${noticeText(notice)}`);
+        else sinks.notice(notice);
       },
-      onEarlierVerdict: (verdict) => reporter.earlier(verdict, earlierDetail(verdict)),
+      onEarlierVerdict: (verdict) => sinks.earlier(verdict, earlierDetail(verdict)),
     });
   } catch (error) {
     // The file or pipe failed under us (EIO, a file that went unreadable): say which input it was.
@@ -226,43 +232,44 @@ async function watchWith({ io, values, target, path, follow, session, memory, re
   const stoppedReady = result.end === 'interrupted' && session.verdict?.verdict === 'ready' && serveOn?.settled(session.verdict) === 'read-on';
   if ((result.readOn || stoppedReady) && serveOn) {
     // READY was said when it came; now only how the watch ended, and the code of where the server stands.
-    reporter.message(`spinup: ${serveOn.endText(session.verdict, result.end === 'interrupted' ? 'stopped' : 'the input ended')}`);
+    sinks.message(`spinup: ${serveOn.endText(session.verdict, result.end === 'interrupted' ? 'stopped' : 'the input ended')}`);
     return serveOn.exitCode(session.verdict);
   }
   const activityVerdict = processWatch?.verdict;
-  if (activityVerdict && result.end === 'interrupted' && !io.signal?.aborted) return settle(activityVerdict, { reporter, memory });
-  return finish({ result, reporter, session, timeoutMs, memory, color: useColor(io, 'stdout') });
+  if (activityVerdict && result.end === 'interrupted' && !io.signal?.aborted) return settle(activityVerdict, { sinks, memory });
+  return finish({ result, sinks, session, timeoutMs, memory, color: useColor(io, 'stdout') });
 }
 
-function recordVerdict(memory: StartMemory, reporter: LiveReporter, verdict: Verdict): void {
+function recordVerdict(memory: StartMemory, sinks: Sinks, verdict: Verdict): void {
   const unrecorded = memory.record(verdict);
-  if (unrecorded) reporter.notice({ type: 'history', detail: unrecorded });
+  if (unrecorded) sinks.notice({ type: 'history', detail: unrecorded });
 }
 
 /** A verdict decided beside the log (the processes' activity): reported, recorded, its exit code. */
-function settle(verdict: Verdict, { reporter, memory }: { reporter: LiveReporter; memory: StartMemory }): number {
+function settle(verdict: Verdict, { sinks, memory }: { sinks: Sinks; memory: StartMemory }): number {
   // As the log's verdicts reach them: an event (JSON, the status API), then the verdict (the text block).
-  reporter.events([{ type: 'verdict', verdict }]);
-  reporter.verdict(verdict);
-  recordVerdict(memory, reporter, verdict);
+  sinks.events([{ type: 'verdict', verdict }]);
+  sinks.verdict({ verdict, inEvents: true });
+  recordVerdict(memory, sinks, verdict);
   return exitCodeFor(verdict.verdict);
 }
 
-function finish({ result, reporter, session, timeoutMs, memory, color }: { result: LoopResult; reporter: LiveReporter; session: StartMemory['session']; timeoutMs: number | undefined; memory: StartMemory; color: boolean }): number {
+function finish({ result, sinks, session, timeoutMs, memory, color }: { result: LoopResult; sinks: Sinks; session: StartMemory['session']; timeoutMs: number | undefined; memory: StartMemory; color: boolean }): number {
   const where = (): string => standing(session, pc.createColors(color));
   if (result.end === 'interrupted') {
-    reporter.message(`interrupted: ${where()}`);
+    sinks.message(`interrupted: ${where()}`);
     return EXIT.interrupted;
   }
   if (result.end === 'timeout') {
-    reporter.message(`timed out after ${formatDuration(timeoutMs ?? 0)} with no verdict: ${where()}`);
+    sinks.message(`timed out after ${formatDuration(timeoutMs ?? 0)} with no verdict: ${where()}`);
     return EXIT.stalled;
   }
-  if (result.truncatedBytes > 0) reporter.message(`note: ${result.truncatedBytes} bytes of over-long lines were cut (lines are capped at 64 KiB)`);
+  if (result.truncatedBytes > 0) sinks.message(`note: ${result.truncatedBytes} bytes of over-long lines were cut (lines are capped at 64 KiB)`);
   // The session always settles on a verdict when the input ends (incomplete at least).
   const verdict = result.verdict!;
-  reporter.verdict(verdict);
-  recordVerdict(memory, reporter, verdict);
+  // The session's last events (the loop's) held it already.
+  sinks.verdict({ verdict, inEvents: true });
+  recordVerdict(memory, sinks, verdict);
   return exitCodeFor(verdict.verdict);
 }
 

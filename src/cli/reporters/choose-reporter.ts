@@ -2,7 +2,7 @@
 import type { Session } from '../../core/session.js';
 import type { Io } from '../io-context.js';
 import { JsonReporter } from './json-reporter.js';
-import type { LiveReporter } from './live-reporter.js';
+import type { Sink } from '../sinks/sink.js';
 import { LinesReporter, QuietReporter, StatusLineReporter } from './text-reporters.js';
 
 export type ReportFormat = 'status' | 'lines' | 'json' | 'quiet';
@@ -13,7 +13,7 @@ export function reportFormat(flags: { json?: boolean; quiet?: boolean }, statusL
   return statusLine ? 'status' : 'lines';
 }
 
-export function liveReporter(params: { format: ReportFormat; io: Io; session: Session; color: boolean; sinceLaunchMs?: () => number }): LiveReporter {
+export function liveReporter(params: { format: ReportFormat; io: Io; session: Session; color: boolean; sinceLaunchMs?: () => number }): Sink {
   const { format, io, session, color, sinceLaunchMs } = params;
   switch (format) {
     case 'json':

@@ -5,7 +5,7 @@ import { formatDuration } from '../../core/duration.js';
 import type { Session, SessionEvent } from '../../core/session.js';
 import { stageNote } from '../../history/status-insight.js';
 import { shownText } from '../format/shown-text.js';
-import type { SourceNotice } from './live-reporter.js';
+import type { SourceNotice } from '../sinks/sink.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 

@@ -4,15 +4,16 @@ import type { Session, SessionEvent } from '../../core/session.js';
 import { insightJson } from '../../history/status-insight.js';
 import { write, type Io } from '../io-context.js';
 import { eventJson } from '../format/verdict-json.js';
-import type { LiveReporter, SourceNotice } from './live-reporter.js';
+import type { Sink, SourceNotice, VerdictReport } from '../sinks/sink.js';
+import { verdictObject } from '../sinks/verdict-object.js';
 
-export class JsonReporter implements LiveReporter {
+export class JsonReporter implements Sink {
   constructor(
     private readonly io: Io,
     private readonly session: Session,
   ) {}
 
-  events(events: SessionEvent[]): void {
+  events(events: readonly SessionEvent[]): void {
     for (const event of events) this.line({ ...eventJson(event), ...insightJson(this.session, event) });
   }
 
@@ -20,18 +21,20 @@ export class JsonReporter implements LiveReporter {
     this.line({ type: 'notice', notice: notice.type, path: notice.path, detail: notice.detail });
   }
 
-  tick(): void {}
-
   earlier(_verdict: Verdict, detail: string): void {
     this.notice({ type: 'earlier-verdict', detail });
   }
 
-  /** Already printed: the verdict is one of the events. */
-  verdict(_verdict: Verdict): void {}
+  /** A verdict that was one of the events is printed already. */
+  verdict(report: VerdictReport): void {
+    if (!report.inEvents) this.line(verdictObject(report, this.session));
+  }
 
   message(text: string): void {
     this.line({ type: 'message', text });
   }
+
+  async close(): Promise<void> {}
 
   private line(object: Record<string, unknown>): void {
     write(this.io.stdout, `${JSON.stringify(object)}\n`);

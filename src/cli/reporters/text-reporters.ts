@@ -10,11 +10,11 @@ import { write, type Io } from '../io-context.js';
 import { clipVisible } from '../format/clip-visible.js';
 import { formatVerdict } from '../format/verdict-text.js';
 import { eventLine, noticeText } from './event-lines.js';
-import { SilentReporter, type SourceNotice } from './live-reporter.js';
+import type { Sink, SourceNotice, VerdictReport } from '../sinks/sink.js';
 import { statusText } from './standing.js';
 
 /** `--quiet`: the verdict, and messages (Ctrl-C, timeouts); no progress, no notices. */
-export class QuietReporter extends SilentReporter {
+export class QuietReporter implements Sink {
   protected readonly c: ReturnType<typeof pc.createColors>;
 
   constructor(
@@ -24,22 +24,24 @@ export class QuietReporter extends SilentReporter {
     /** `run`: stage lines show wall time since the launch, as its verdict does; default: the log's time since its start. */
     protected readonly sinceLaunchMs?: () => number,
   ) {
-    super();
     this.c = pc.createColors(color);
   }
 
-  override verdict(verdict: Verdict): void {
+  verdict({ verdict }: VerdictReport): void {
     write(this.io.stdout, `${formatVerdict(verdict, { color: this.c.isColorSupported, family: this.session.pack?.name })}\n`);
   }
 
-  override message(text: string): void {
+  message(text: string): void {
     write(this.io.stderr, `${text}\n`);
   }
+
+  /** Each line was written whole as it came; the stream flushes on its own. */
+  async close(): Promise<void> {}
 }
 
 /** Not a TTY: one line per stage change, warning, restart and notice. */
 export class LinesReporter extends QuietReporter {
-  override events(events: SessionEvent[]): void {
+  events(events: readonly SessionEvent[]): void {
     for (const event of events) {
       if (event.type === 'verdict') continue;
       const line = eventLine(event, this.session, this.c, this.sinceLaunchMs);
@@ -47,11 +49,11 @@ export class LinesReporter extends QuietReporter {
     }
   }
 
-  override notice(notice: SourceNotice): void {
+  notice(notice: SourceNotice): void {
     write(this.io.stderr, `${this.c.dim('spinup:')} ${noticeText(notice)}\n`);
   }
 
-  override earlier(_verdict: Verdict, detail: string): void {
+  earlier(_verdict: Verdict, detail: string): void {
     this.message(`spinup: ${detail}`);
   }
 }
@@ -60,11 +62,11 @@ export class LinesReporter extends QuietReporter {
 export class StatusLineReporter extends LinesReporter {
   private shown = false;
 
-  override events(_events: SessionEvent[]): void {
+  override events(_events: readonly SessionEvent[]): void {
     this.tick();
   }
 
-  override tick(): void {
+  tick(): void {
     const text = statusText(this.session, this.c);
     if (!text) return;
     // 0 columns means the terminal does not say (a serial console): assume 80.
@@ -78,9 +80,9 @@ export class StatusLineReporter extends LinesReporter {
     super.notice(notice);
   }
 
-  override verdict(verdict: Verdict): void {
+  override verdict(report: VerdictReport): void {
     this.clear();
-    super.verdict(verdict);
+    super.verdict(report);
   }
 
   override message(text: string): void {

@@ -16,12 +16,15 @@ import { groupAlive } from '../../io/supervise/stop.js';
 import { startLogDrainer } from '../../io/supervise/log-drainer.js';
 import { exitCodeFor } from '../exit-for-verdict.js';
 import type { StartMemory } from '../history-flags.js';
-import type { Io } from '../io-context.js';
+import { useColor, type Io } from '../io-context.js';
 import type { RunLog } from './log-file.js';
 import type { RunOptions } from './options.js';
-import type { RunFacts, RunReporter } from './reporter.js';
+import { healthNote } from './run-sink.js';
+import type { RunFacts } from '../sinks/sink.js';
+import type { Sinks } from '../sinks/all-sinks.js';
+import { standing } from '../reporters/standing.js';
+import pc from 'picocolors';
 import { runThen } from './then.js';
-import { ECHO_LIMIT_BYTES, StdoutEcho } from './stdout-echo.js';
 import { modelFromCommand } from './model.js';
 import { checkpointBytes } from '../../io/checkpoint-size.js';
 import { trackerOf } from '../../history/start-tracker.js';
@@ -38,7 +41,8 @@ export interface RunContext {
   /** The start history: the run's verdict is recorded once it is decided. */
   memory: StartMemory;
   log: RunLog;
-  reporter: RunReporter;
+  /** Every output of the run: the terminal's, the status API, the group's, --notify. */
+  sinks: Sinks;
   /** Called when the server is deliberately left running (--keep-on-fail). */
   onRelease: () => void;
   /** The head of a multi-node start: the run's verdict is the group's. */
@@ -50,13 +54,13 @@ export interface RunContext {
 }
 
 export async function superviseRun(ctx: RunContext): Promise<number> {
-  const { io, options, child, log, reporter } = ctx;
-  let echo = !options.json && !options.quiet;
+  const { io, options, child, log, sinks } = ctx;
+  // The server's lines go to the outputs (stdout's echo, run-outputs.ts) until --then's own output takes over.
+  let echo = true;
   let logBroken = false;
   // Set when the run is over; a server left running (--keep-on-fail) may still write.
   let over = false;
   const facts: RunFacts = { pid: child.pid, startedAt: child.startedAt, log: log.shown, healthUrl: options.health };
-  const stdoutEcho = new StdoutEcho(io.stdout, { limitBytes: ECHO_LIMIT_BYTES, logShown: log.shown });
   const supervisor = new Supervisor({
     child,
     session: ctx.session,
@@ -67,16 +71,16 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
           log.write(bytes);
         } catch (error) {
           logBroken = true;
-          reporter.note(`cannot write ${log.shown} (${(error as Error).message}); the server's output is no longer logged`, { type: 'log_error', log: log.shown, error: (error as Error).message }, true);
+          sinks.note({ text: `cannot write ${log.shown} (${(error as Error).message}); the server's output is no longer logged`, json: { type: 'log_error', log: log.shown, error: (error as Error).message }, important: true });
         }
       }
       // Never awaited: a reader that stopped reading must not stop us reading the server.
-      if (echo) stdoutEcho.write(bytes);
+      if (echo) sinks.output(bytes);
     },
-    onEvents: (events, readyDeclared) => reporter.events(events, readyDeclared),
-    onExit: (exit) => reporter.note(`the server (pid ${child.pid}) ${describeExit(exit)}`, { type: 'exit', pid: child.pid, code: exit.code, signal: exit.signal, wall_ms: exit.at }),
+    onEvents: (events, readyDeclared) => sinks.events(events, readyDeclared),
+    onExit: (exit) => sinks.note({ text: `the server (pid ${child.pid}) ${describeExit(exit)}`, json: { type: 'exit', pid: child.pid, code: exit.code, signal: exit.signal, wall_ms: exit.at } }),
     onHealth: (result, changed) => {
-      if (changed && options.health) reporter.health(result, options.health);
+      if (changed && options.health) sinks.note(healthNote(result, options.health));
     },
     health: options.health ? { url: options.health, waitMs: options.healthWaitMs } : undefined,
     timeoutMs: options.timeoutMs,
@@ -94,27 +98,26 @@ export async function superviseRun(ctx: RunContext): Promise<number> {
     ]);
     if (startup.kind === 'refused') return await flow.refused();
     if (startup.kind === 'interrupted') return await flow.interrupted(true);
-    // A head's verdict block is the group's, printed by the group (group-head.ts).
-    if (!group) reporter.verdict(startup.decision, facts);
+    // A head's verdict is the group's, said by the group (group-head.ts).
+    if (!group) sinks.verdict({ verdict: startup.decision.verdict, run: { decision: startup.decision, facts } });
     const unrecorded = ctx.memory.record(startup.decision.verdict, log.path);
-    if (unrecorded) reporter.note(`history: ${unrecorded}`, { type: 'history', detail: unrecorded });
+    if (unrecorded) sinks.note({ text: `history: ${unrecorded}`, json: { type: 'history', detail: unrecorded } });
     if (startup.decision.verdict.verdict !== 'ready') return await flow.failed(startup.decision);
     if (options.then !== undefined) {
       echo = false;
       return await flow.then(options.then);
     }
-    reporter.note(`attached: streaming the server's output to ${log.shown}; a crash ends the run (exit 1), Ctrl-C stops the server`, { type: 'attached', log: log.shown });
+    sinks.note({ text: `attached: streaming the server's output to ${log.shown}; a crash ends the run (exit 1), Ctrl-C stops the server`, json: { type: 'attached', log: log.shown } });
     const after = group ? await Promise.race([supervisor.attached(), group.afterReady]) : await supervisor.attached();
     if (after.kind === 'interrupted') return await flow.interrupted(false);
     // A follower's failure is the follower's: the group's block names it, with none of our server's facts.
     if (after.kind === 'follower') group!.reportFollowerFailure(after);
-    else reporter.verdict(after.decision, facts);
+    else sinks.verdict({ verdict: after.decision.verdict, run: { decision: after.decision, facts } });
     return await flow.failed(after.decision);
   } finally {
     over = true;
     supervisor.close();
     log.close();
-    stdoutEcho.close();
   }
 }
 
@@ -124,8 +127,8 @@ class Flow {
     private readonly supervisor: Supervisor,
   ) {}
 
-  private get reporter(): RunReporter {
-    return this.ctx.reporter;
+  private get sinks(): Sinks {
+    return this.ctx.sinks;
   }
 
   async failed(decision: Decision): Promise<number> {
@@ -139,7 +142,7 @@ class Flow {
       const drainer = await this.supervisor.handOver((pipes) => startLogDrainer({ ...pipes, logFd: log.descriptor() }));
       const output = drainer === undefined ? 'its output is no longer logged' : `its output goes on to ${log.shown} (drained by pid ${drainer}, which ends with the server)`;
       const text = `--keep-on-fail: the server is left running (process group ${pgid}, pids ${pids.join(' ')}); ${output}. Stop it with: kill -TERM -- -${pgid}`;
-      this.reporter.note(text, { type: 'left_running', pgid, pids, drainer_pid: drainer, log: log.shown }, true);
+      this.sinks.note({ text, json: { type: 'left_running', pgid, pids, drainer_pid: drainer, log: log.shown }, important: true });
       this.ctx.onRelease();
       return code;
     }
@@ -153,11 +156,11 @@ class Flow {
   async then(command: string): Promise<number> {
     const { io, options, child, log } = this.ctx;
     this.supervisor.passive();
-    this.reporter.note(`running --then: ${command} (the server's output goes on to ${log.shown} only)`, { type: 'then_start', command });
+    this.sinks.note({ text: `running --then: ${command} (the server's output goes on to ${log.shown} only)`, json: { type: 'then_start', command } });
     const env = { ...io.env, SPINUP_LOG: log.path, SPINUP_SERVER_PID: String(child.pid) };
     const result = await runThen({ command, env, cwd: io.cwd, stdoutToStderr: options.json, graceMs: options.graceMs, signal: io.signal });
     const how = result.signal ? `was killed by ${result.signal} (exit ${result.code})` : `exited with code ${result.code}`;
-    this.reporter.note(`--then ${how}`, { type: 'then_exit', command, code: result.code, signal: result.signal }, true);
+    this.sinks.note({ text: `--then ${how}`, json: { type: 'then_exit', command, code: result.code, signal: result.signal }, important: true });
     if (result.interrupted) return this.interrupted(false);
     await this.stop();
     return result.code;
@@ -170,11 +173,11 @@ class Flow {
   }
 
   async interrupted(beforeVerdict: boolean): Promise<number> {
-    const { child, options } = this.ctx;
-    if (beforeVerdict) this.reporter.message(`interrupted: ${this.reporter.standing()}`);
+    const { child, options, io, session } = this.ctx;
+    if (beforeVerdict) this.sinks.message(`interrupted: ${standing(session, pc.createColors(useColor(io, 'stderr')))}`);
     if (groupAlive(child)) {
       const grace = formatDuration(options.graceMs);
-      this.reporter.note(`interrupted: SIGINT to the server (process group ${child.pgid}); waiting up to ${grace} for it to exit`, { type: 'stopping', signal: 'SIGINT', pgid: child.pgid, grace_ms: options.graceMs }, true);
+      this.sinks.note({ text: `interrupted: SIGINT to the server (process group ${child.pgid}); waiting up to ${grace} for it to exit`, json: { type: 'stopping', signal: 'SIGINT', pgid: child.pgid, grace_ms: options.graceMs }, important: true });
       const { report, exitedOnSigint } = await this.supervisor.interrupt(options.graceMs);
       const how = exitedOnSigint ? 'the server exited on SIGINT' : report.escalated ? 'the server was killed (SIGKILL)' : 'the server stopped on SIGTERM';
       // What the server printed on its way out (a KeyboardInterrupt traceback) was its answer to the user, not a crash.
@@ -195,7 +198,7 @@ class Flow {
     const members = child.groupMembers();
     const outsiders = child.outsiders();
     const also = outsiders.length > 0 ? ` and to ${outsiders.length} that left it (${namePids(outsiders)})` : '';
-    this.reporter.note(`stopping the server: SIGTERM to process group ${child.pgid} (pids ${members.join(' ')})${also}, SIGKILL after ${grace}`, { type: 'stopping', signal: 'SIGTERM', pgid: child.pgid, pids: members, outside_group: outsiders.map(({ pid, comm }) => ({ pid, command: comm })), grace_ms: options.graceMs });
+    this.sinks.note({ text: `stopping the server: SIGTERM to process group ${child.pgid} (pids ${members.join(' ')})${also}, SIGKILL after ${grace}`, json: { type: 'stopping', signal: 'SIGTERM', pgid: child.pgid, pids: members, outside_group: outsiders.map(({ pid, comm }) => ({ pid, command: comm })), grace_ms: options.graceMs } });
     // The processes named above are the ones stopped: found once (a scan of every process's fds).
     const report = await this.supervisor.stop(options.graceMs, outsiders);
     this.stopped(report.escalated ? `SIGTERM was not enough within ${grace}: killed with SIGKILL` : 'the server stopped on SIGTERM', report, report.escalated);
@@ -206,12 +209,12 @@ class Flow {
     const survivors = report.survivors.map((pid) => ({ pid, comm: report.commands[pid] ?? '?' }));
     const left = survivors.length > 0 ? `; would not stop, still alive after SIGKILL (uninterruptible sleep, or not ours to kill): ${namePids(survivors)}` : '';
     const outsideGroup = report.outsiders.map(({ pid, comm }) => ({ pid, command: comm }));
-    this.reporter.note(`${how}${outside}${left}`, { type: 'stopped', escalated: report.escalated, survivors: report.survivors, outside_group: outsideGroup, ...extra }, important || left !== '');
+    this.sinks.note({ text: `${how}${outside}${left}`, json: { type: 'stopped', escalated: report.escalated, survivors: report.survivors, outside_group: outsideGroup, ...extra }, important: important || left !== '' });
   }
 }
 
 /** What the supervisor needs to judge a silent log by the server's processes, and where it tells what it sees. */
-function activityOptions({ child, options, session, io, reporter, group, groupReady }: RunContext): ActivityOptions {
+function activityOptions({ child, options, session, io, sinks, group, groupReady }: RunContext): ActivityOptions {
   return {
     tree: child.tree,
     limits: options.silence,
@@ -220,9 +223,9 @@ function activityOptions({ child, options, session, io, reporter, group, groupRe
     checkpointBytes: () => checkpointBytes(trackerOf(session)?.startFacts.model ?? modelFromCommand(options.args), io.env),
     onProgress: (progress, final) => {
       trackerOf(session)?.noteLoad(progress);
-      reporter.loadProgress(progress, final);
+      sinks.loadProgress(progress, final);
     },
-    onUnreadable: (processes) => reporter.note(unreadableText(processes), { type: 'activity_unreadable', pids: processes.map(({ pid }) => pid) }),
+    onUnreadable: (processes) => sinks.note({ text: unreadableText(processes), json: { type: 'activity_unreadable', pids: processes.map(({ pid }) => pid) } }),
   };
 }
 

@@ -9,22 +9,18 @@ import { DEFAULT_JOIN_BUDGET_MS, GroupReducer, MISSED_HEARTBEATS } from '../../c
 import type { GroupEvent, GroupVerdict, SizeSource } from '../../core/group-types.js';
 import { namedVerdict } from '../../core/group-verdicts.js';
 import type { Verdict } from '../../core/events.js';
-import type { Session, SessionEvent } from '../../core/session.js';
+import type { SessionEvent } from '../../core/session.js';
 import type { Decision, Outcome } from '../../io/supervise/decision.js';
 import { systemClock, type WallClock } from '../../io/wall-clock.js';
 import { groupStatus } from '../../status/group-status.js';
-import { GroupReporter, type GroupReportMode } from '../format/group-reporter.js';
-import { formatGroupVerdict } from '../format/group-text.js';
-import { verdictJson } from '../format/verdict-json.js';
-import { verdictStream, write, type Io } from '../io-context.js';
-import type { EventSink, LiveStatus } from '../live-status.js';
+import type { LiveStatus } from '../live-status.js';
 import { pushIntake } from '../push-intake.js';
+import type { Sinks } from '../sinks/all-sinks.js';
+import type { Sink } from '../sinks/sink.js';
 
 export interface GroupHeadOptions {
-  io: Io;
-  mode: GroupReportMode;
-  color: boolean;
-  session: Session;
+  /** Where the group's events, notes and verdict go: the run's outputs (the group's lines among them). */
+  outputs: Sinks;
   status: LiveStatus;
   expected: { size: number; from: SizeSource };
   heartbeatMs: number;
@@ -47,9 +43,8 @@ const HEAD = 0;
 /** Often enough that a lost follower is seen within a tenth of a second of its third missed beat. */
 const TICK_MS = 100;
 
-export class GroupHead implements EventSink {
+export class GroupHead implements Sink {
   private readonly reducer: GroupReducer;
-  private readonly reporter: GroupReporter;
   private readonly clock: WallClock;
   private readonly t0: number;
   private readonly ticker: NodeJS.Timeout;
@@ -75,7 +70,6 @@ export class GroupHead implements EventSink {
       joinBudgetMs: this.joinBudgetMs,
       timeoutMs: options.timeoutMs,
     });
-    this.reporter = new GroupReporter(options.io, options.mode, options.color);
     this.decided = new Promise((resolve) => (this.resolveVerdict = resolve));
     this.afterReady = new Promise((resolve) => (this.resolveAfterReady = resolve));
     this.ticker = setInterval(() => this.emit(this.reducer.tick(this.now())), TICK_MS);
@@ -84,13 +78,13 @@ export class GroupHead implements EventSink {
         token: options.token,
         local: (node) => node === HEAD,
         take: (node, events) => this.take(node, events),
-        note: (text) => this.note(text, true),
+        note: (text) => this.say(text, true),
       }),
     );
     options.status.model.group(groupStatus(this.reducer.standing()));
     const beats = `${MISSED_HEARTBEATS} heartbeats of ${formatDuration(options.heartbeatMs)}`;
     const join = formatDuration(this.joinBudgetMs);
-    this.note(`head of a group of ${options.expected.size} nodes: followers push to /v1/nodes/N/events; one silent for ${beats} is lost; one not joined within ${join} (--join-budget) stalls the group`);
+    this.say(`head of a group of ${options.expected.size} nodes: followers push to /v1/nodes/N/events; one silent for ${beats} is lost; one not joined within ${join} (--join-budget) stalls the group`);
   }
 
   /** The head's own session events (its verdict comes through `decide`). */
@@ -98,9 +92,6 @@ export class GroupHead implements EventSink {
     const own = events.filter((e) => e.type !== 'verdict');
     if (own.length > 0) this.emit(this.reducer.push(HEAD, own, this.now()));
   }
-
-  /** The head's verdict joins the group's through `startup` (the run decides it: its log, process, probe). */
-  verdict(): void {}
 
   /**
    * The run's startup outcome becomes the group's: the head's own decision joins the group, and
@@ -136,11 +127,9 @@ export class GroupHead implements EventSink {
     return { ...(own ? local : {}), verdict, by: own ? local.by : 'group' };
   }
 
-  /** The verdict block, on stderr like the rest of `run`'s words (stdout when stderr is closed); the status API answers for the group from now on. */
+  /** The group's verdict to every output: its block, and the status API answers for the group from now on. */
   private report(group: GroupVerdict): void {
-    this.options.status.verdict(namedVerdict(group));
-    if (this.options.mode === 'json') return; // the group_verdict event said it
-    write(verdictStream(this.options.io), `${formatGroupVerdict(group, { color: this.options.color, family: this.options.session.pack?.name })}\n`);
+    this.options.outputs.verdict({ verdict: namedVerdict(group), group });
   }
 
   private followerFailure(node: number, verdict: Verdict, at: number): FollowerFailure {
@@ -157,14 +146,7 @@ export class GroupHead implements EventSink {
    * died: the group's block naming it (or a `verdict` line with its `node`), and the status API.
    */
   reportFollowerFailure(failure: FollowerFailure): void {
-    this.options.status.verdict(failure.decision.verdict, failure.group.node);
-    const family = this.options.session.pack?.name;
-    if (this.options.mode === 'json') {
-      const json = verdictJson(failure.decision.verdict, { family, decided_by: 'group', node: failure.group.node });
-      write(this.options.io.stdout, `${JSON.stringify({ type: 'verdict', ...json })}\n`);
-      return;
-    }
-    write(verdictStream(this.options.io), `${formatGroupVerdict(failure.group, { color: this.options.color, family })}\n`);
+    this.options.outputs.verdict({ verdict: failure.decision.verdict, group: failure.group, node: failure.group.node });
   }
 
   private take(node: number, events: SessionEvent[]): string | { refused: string } {
@@ -175,7 +157,7 @@ export class GroupHead implements EventSink {
     return this.reducer.verdict?.verdict ?? 'pending';
   }
 
-  close(): void {
+  async close(): Promise<void> {
     clearInterval(this.ticker);
   }
 
@@ -186,7 +168,7 @@ export class GroupHead implements EventSink {
   private emit(events: GroupEvent[]): void {
     if (events.length === 0) return;
     // The head's own lines are shown by `run` itself; its verdict, as one of the group's nodes, is not.
-    this.reporter.events(events.filter((e) => !(e.type === 'node' && e.node === HEAD && e.event.type !== 'verdict')));
+    this.options.outputs.groupEvents(events.filter((e) => !(e.type === 'node' && e.node === HEAD && e.event.type !== 'verdict')));
     this.options.status.model.group(groupStatus(this.reducer.standing(), this.reducer.verdict));
     for (const event of events) {
       if (event.type === 'group-verdict') this.resolveVerdict(event.verdict);
@@ -194,8 +176,7 @@ export class GroupHead implements EventSink {
     }
   }
 
-  private note(text: string, important = false): void {
-    if (this.options.mode === 'json') write(this.options.io.stdout, `${JSON.stringify({ type: 'group_note', text })}\n`);
-    else if (this.options.mode === 'lines' || important) write(this.options.io.stderr, `spinup: ${text}\n`);
+  private say(text: string, important = false): void {
+    this.options.outputs.note({ text, json: { type: 'group_note', text }, important });
   }
 }

@@ -1,35 +1,30 @@
 /**
- * What a `run` adds when it is one node of a multi-node start across machines: the head judges
- * the group (group-head.ts); a follower pushes to the head and takes its READY from it.
+ * What a `run` adds when it is a follower of a multi-node start across machines: it pushes its
+ * events and verdict to the head (one more output) and takes its READY from the head's answer.
+ * The head's side is group-head.ts.
  */
 import type { Verdict } from '../../core/events.js';
 import { groupReadyVerdict } from '../../core/group-verdicts.js';
 import type { Session } from '../../core/session.js';
 import { GroupPusher } from '../../serve/group-pusher.js';
 import { eventJson } from '../format/verdict-json.js';
-import { GroupHead } from './group-head.js';
 import type { GroupRole } from './group-options.js';
-import { useColor, write, type Io } from '../io-context.js';
-import type { EventSink, LiveStatus } from '../live-status.js';
-import type { RunOptions } from './options.js';
+import { write, type Io } from '../io-context.js';
+import type { Sink } from '../sinks/sink.js';
 
 /** How long a follower's verdict may take to reach the head before `run` exits anyway. */
 export const PUSH_LAST_WORDS_MS = 2_000;
 
-export interface GroupParts {
-  head?: GroupHead;
-  pusher?: GroupPusher;
-  groupReady?: Promise<Verdict>;
-  /** A follower the head refused (409: its rank out of range or taken): the head's reason. */
-  groupRefused?: Promise<string>;
+export interface Follower {
+  /** The push to the head, as one of the run's outputs. */
+  sink: Sink;
+  /** Resolves with its READY when the head says the group is READY. */
+  groupReady: Promise<Verdict>;
+  /** The head refused this follower (409: its rank out of range or taken): the head's reason. */
+  groupRefused: Promise<string>;
 }
 
-export function groupParts(role: GroupRole, { io, options, session, status }: { io: Io; options: RunOptions; session: Session; status: LiveStatus }): GroupParts {
-  if (role.role === 'single') return {};
-  const mode = options.json ? 'json' : options.quiet ? 'quiet' : 'lines';
-  if (role.role === 'head') {
-    return { head: new GroupHead({ io, mode, color: useColor(io, 'stderr'), session, status, expected: role.expected, heartbeatMs: role.heartbeatMs, token: role.token, joinBudgetMs: role.joinBudgetMs, timeoutMs: options.timeoutMs }) };
-  }
+export function groupFollower(role: Extract<GroupRole, { role: 'follower' }>, { io, session }: { io: Io; session: Session }): Follower {
   let ready: (verdict: Verdict) => void = () => {};
   const groupReady = new Promise<Verdict>((resolve) => (ready = resolve));
   let refuse: (text: string) => void = () => {};
@@ -52,15 +47,16 @@ export function groupParts(role: GroupRole, { io, options, session, status }: { 
     },
   });
   pusher.start();
-  return { pusher, groupReady, groupRefused };
+  return { sink: pusherSink(pusher), groupReady, groupRefused };
 }
 
-/** The status API, and for a group the head or the push to it: every one sees every event. */
-export function teeSinks(sinks: (EventSink | undefined)[]): EventSink {
-  const all = sinks.filter((s): s is EventSink => s !== undefined);
+/** Every session event and the follower's own verdicts go to the head; closing waits a while for the last of them. */
+function pusherSink(pusher: GroupPusher): Sink {
   return {
-    events: (events) => all.forEach((s) => s.events(events)),
-    verdict: (verdict) => all.forEach((s) => s.verdict(verdict)),
-    loadProgress: (progress) => all.forEach((s) => s.loadProgress?.(progress)),
+    name: 'the push to the group leader',
+    events: (events) => pusher.events(events),
+    verdict: (report) => !report.group && pusher.verdict(report.verdict),
+    // Its last words (its verdict) reach the head if it can be reached soon; its exit code is its own.
+    close: () => pusher.close(PUSH_LAST_WORDS_MS),
   };
 }

@@ -7,6 +7,7 @@ import { durationOption, listenOption, urlOption } from '../options.js';
 import { parseOptions } from '../parse-options.js';
 import type { SilenceLimits } from '../../core/activity.js';
 import { silenceLimits, silenceParseOptions } from '../silence-options.js';
+import { notifyOption, type NotifyTarget } from '../sinks/notify-option.js';
 import { groupRunOptions, groupRunParseOptions, type GroupRunOptions } from './group-options.js';
 
 export interface RunOptions {
@@ -27,6 +28,8 @@ export interface RunOptions {
   json: boolean;
   quiet: boolean;
   listen?: ListenAddress;
+  /** --notify URL: the verdict is POSTed there. */
+  notify?: NotifyTarget;
   /** --no-state: no state file, no unix socket. */
   noState: boolean;
   /** --history PATH, --no-history, --no-learn, as `watch` takes them. */
@@ -61,6 +64,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       json: { type: 'boolean' },
       quiet: { type: 'boolean', short: 'q' },
       listen: { type: 'string' },
+      notify: { type: 'string' },
       'no-state': { type: 'boolean' },
       ...groupRunParseOptions,
       help: { type: 'boolean', short: 'h' },
@@ -94,6 +98,7 @@ export function parseRunArgs(args: string[]): ParsedRunArgs {
       json: Boolean(values.json),
       quiet: Boolean(values.quiet),
       listen: listenOption(values.listen),
+      notify: notifyOption(values.notify),
       noState: Boolean(values['no-state']),
       history: {
         history: values.history,

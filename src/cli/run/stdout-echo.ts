@@ -8,24 +8,29 @@
  */
 import type { Writable } from 'node:stream';
 import { isWritable } from '../io-context.js';
+import type { Sink } from '../sinks/sink.js';
 
 /** What a paused reader may hold back before lines are dropped: about 10,000 lines of a server's log. */
 export const ECHO_LIMIT_BYTES = 1 << 20;
 
 const NEWLINE = 0x0a;
 
-export class StdoutEcho {
+export class StdoutEcho implements Sink {
   /** Lines dropped since the reader stopped reading; counting means the stream is past its limit. */
   private dropped = 0;
   private dropping = false;
 
   constructor(
     private readonly stream: Writable,
-    private readonly options: { limitBytes: number; logShown: string },
+    private readonly options: {
+      limitBytes: number;
+      /** The log file as `run` names it: known once it is opened, after the outputs are made. */
+      logShown: () => string;
+    },
   ) {}
 
   /** Whole lines, as the server wrote them. */
-  write(bytes: Buffer): void {
+  output(bytes: Buffer): void {
     if (!isWritable(this.stream)) return;
     if (this.dropping) {
       this.dropped += lineCount(bytes);
@@ -43,7 +48,7 @@ export class StdoutEcho {
   }
 
   /** The run is over: a count still open is said now (the reader gets it after the last line shown). */
-  close(): void {
+  async close(): Promise<void> {
     if (this.dropping) this.resume();
   }
 
@@ -52,7 +57,7 @@ export class StdoutEcho {
     this.dropping = false;
     const count = this.dropped;
     this.dropped = 0;
-    if (count > 0 && isWritable(this.stream)) this.stream.write(droppedNote(count, this.options.logShown));
+    if (count > 0 && isWritable(this.stream)) this.stream.write(droppedNote(count, this.options.logShown()));
   }
 }
 

@@ -1,11 +1,11 @@
-/** The live reporters: one per format behind one interface, several at once through fanOut. */
+/** The live reporters: one output (a Sink) per format, several at once through allSinks. */
 import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Session, type SessionEvent } from '../../../src/core/session.js';
 import type { Io } from '../../../src/cli/io-context.js';
 import { liveReporter, reportFormat } from '../../../src/cli/reporters/choose-reporter.js';
-import { fanOut, SilentReporter } from '../../../src/cli/reporters/live-reporter.js';
+import { allSinks } from '../../../src/cli/sinks/all-sinks.js';
 import { Collect } from '../../helpers/run-main.js';
 import { shippedPack } from '../../helpers/classify.js';
 
@@ -40,9 +40,9 @@ describe('live reporters', () => {
   it('a TTY status line redraws in place and is cleared before the verdict block', () => {
     const out = io(true);
     const session = newSession();
-    const reporter = liveReporter({ format: 'status', io: out, session, color: false });
+    const reporter = allSinks([liveReporter({ format: 'status', io: out, session, color: false })], { stderr: out.stderr });
     replay(session, (events) => reporter.events(events));
-    reporter.verdict(session.verdict!);
+    reporter.verdict({ verdict: session.verdict!, inEvents: true });
     expect(out.stderr.text).toMatch(/^\r\x1b\[2K\S+ /);
     expect(out.stderr.text).not.toContain('\n');
     expect(out.stderr.text.endsWith('\r\x1b[2K')).toBe(true);
@@ -53,27 +53,13 @@ describe('live reporters', () => {
     const lines = io(false);
     const json = io(false);
     const session = newSession();
-    const both = fanOut(liveReporter({ format: 'lines', io: lines, session, color: false }), liveReporter({ format: 'json', io: json, session, color: false }));
+    const both = allSinks([liveReporter({ format: 'lines', io: lines, session, color: false }), liveReporter({ format: 'json', io: json, session, color: false })], { stderr: lines.stderr });
     replay(session, (events) => both.events(events));
-    both.verdict(session.verdict!);
+    both.verdict({ verdict: session.verdict!, inEvents: true });
     expect(lines.stderr.text).toMatch(/stage load_weights/);
     expect(lines.stdout.text).toMatch(/^READY/);
     const objects = json.stdout.text.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
     expect(objects.filter((o) => o.type === 'verdict')).toHaveLength(1);
     expect(objects.some((o) => o.type === 'stage')).toBe(true);
-  });
-
-  it('fanOut hands each call to every reporter in order', () => {
-    const calls: string[] = [];
-    class Named extends SilentReporter {
-      constructor(private readonly name: string) {
-        super();
-      }
-      override message(text: string): void {
-        calls.push(`${this.name}:${text}`);
-      }
-    }
-    fanOut(new Named('a'), new Named('b')).message('hi');
-    expect(calls).toEqual(['a:hi', 'b:hi']);
   });
 });

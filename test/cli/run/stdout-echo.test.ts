@@ -14,9 +14,9 @@ function lateReader(delaySeconds: number): { stdin: Writable; text: Promise<stri
 describe('StdoutEcho', () => {
   it('never waits: past its bound it drops whole lines, and says how many once the reader is back', async () => {
     const { stdin, text } = lateReader(1);
-    const echo = new StdoutEcho(stdin, { limitBytes: 64 * 1024, logShown: './run.log' });
+    const echo = new StdoutEcho(stdin, { limitBytes: 64 * 1024, logShown: () => './run.log' });
     const lines = 20_000;
-    for (let n = 1; n <= lines; n++) echo.write(Buffer.from(`line ${n} ${'x'.repeat(40)}\n`));
+    for (let n = 1; n <= lines; n++) echo.output(Buffer.from(`line ${n} ${'x'.repeat(40)}\n`));
     // Held for the reader: the bound, not everything.
     expect(stdin.writableLength).toBeLessThanOrEqual(64 * 1024);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -34,8 +34,8 @@ describe('StdoutEcho', () => {
 
   it('a reader that keeps up sees every line and no note', async () => {
     const { stdin, text } = lateReader(0);
-    const echo = new StdoutEcho(stdin, { limitBytes: 1 << 20, logShown: './run.log' });
-    for (let n = 1; n <= 1_000; n++) echo.write(Buffer.from(`line ${n}\n`));
+    const echo = new StdoutEcho(stdin, { limitBytes: 1 << 20, logShown: () => './run.log' });
+    for (let n = 1; n <= 1_000; n++) echo.output(Buffer.from(`line ${n}\n`));
     echo.close();
     stdin.end();
     const shown = await text;

@@ -1,33 +1,56 @@
 /**
- * What `watch` prints for a multi-node start: every node's events with its node (one line per
- * stage change, or one JSON object per event with a `node` field), then the group's verdict.
+ * What a multi-node start prints, as one of its outputs: every node's events with its node (one
+ * line per stage change, or one JSON object per event with a `node` field), then the group's
+ * verdict. `watch` of several logs prints it all here; `run`'s head prints its own server's lines
+ * and messages itself (run-sink.ts) and the group's here.
  */
+import type { Writable } from 'node:stream';
 import pc from 'picocolors';
 import { formatDuration } from '../../core/duration.js';
-import type { GroupEvent, GroupVerdict } from '../../core/group-types.js';
-import type { SessionEvent } from '../../core/session.js';
-import { namedVerdict } from '../../core/group-verdicts.js';
-import { write, type Io } from '../io-context.js';
-import { formatGroupVerdict } from './group-text.js';
-import { shownText } from './shown-text.js';
-import { eventJson, verdictJson } from './verdict-json.js';
+import type { GroupEvent } from '../../core/group-types.js';
+import type { Session, SessionEvent } from '../../core/session.js';
+import { verdictStream, write, type Io } from '../io-context.js';
+import { groupEventJson } from '../format/group-json.js';
+import { formatGroupVerdict } from '../format/group-text.js';
+import { shownText } from '../format/shown-text.js';
 import { noticeText } from '../reporters/event-lines.js';
+import type { Sink, SourceNotice, VerdictReport } from './sink.js';
+import { nodeFailureObject } from './verdict-object.js';
 
 export type GroupReportMode = 'lines' | 'json' | 'quiet';
 
-export class GroupReporter {
+/** Where the group's words differ between `watch` of the nodes and `run`'s head. */
+const ROLES = {
+  /** The verdict block on stdout, as a one-log watch prints it; the family the nodes' logs named. */
+  watch: { verdictTo: (io: Io): Writable => io.stdout, familyFromNodes: true, messages: true },
+  /** On stderr like the rest of `run`'s words (stdout when stderr is closed); the run's family; its messages are the run's. */
+  head: { verdictTo: verdictStream, familyFromNodes: false, messages: false },
+} as const;
+
+export class GroupSink implements Sink {
   private readonly c: ReturnType<typeof pc.createColors>;
   private readonly families = new Map<number, string>();
+  private readonly role: (typeof ROLES)[keyof typeof ROLES];
+  private readonly io: Io;
+  private readonly mode: GroupReportMode;
 
   constructor(
-    private readonly io: Io,
-    private readonly mode: GroupReportMode,
-    private readonly color: boolean,
+    private readonly options: {
+      io: Io;
+      mode: GroupReportMode;
+      color: boolean;
+      role: keyof typeof ROLES;
+      /** The head's own session: its family, for the verdict block. */
+      session?: Session;
+    },
   ) {
-    this.c = pc.createColors(color);
+    this.c = pc.createColors(options.color);
+    this.role = ROLES[options.role];
+    this.io = options.io;
+    this.mode = options.mode;
   }
 
-  events(events: readonly GroupEvent[]): void {
+  groupEvents(events: readonly GroupEvent[]): void {
     for (const event of events) {
       // A family only the shared rules stand for (too few lines to tell) names no server.
       if (event.type === 'node' && event.event.type === 'family' && event.event.certain) this.families.set(event.node, event.event.family);
@@ -39,7 +62,7 @@ export class GroupReporter {
     }
   }
 
-  notice(node: number | undefined, notice: { type: string; path?: string; detail?: string }): void {
+  notice(notice: SourceNotice, node?: number): void {
     if (this.mode === 'json') write(this.io.stdout, `${JSON.stringify({ type: 'notice', node, notice: notice.type, path: notice.path, detail: notice.detail })}\n`);
     else if (this.mode === 'lines') {
       const text = ['rank', 'push', 'command-restart', 'command-died', 'earlier-verdict'].includes(notice.type) ? (notice.detail ?? notice.type) : noticeText(notice);
@@ -48,15 +71,28 @@ export class GroupReporter {
   }
 
   message(text: string): void {
+    if (!this.role.messages) return;
     if (this.mode === 'json') write(this.io.stdout, `${JSON.stringify({ type: 'message', text })}\n`);
     else write(this.io.stderr, `${text}\n`);
   }
 
-  verdict(verdict: GroupVerdict): void {
-    if (this.mode === 'json') return; // printed with the events
-    const family = this.families.get(verdict.node ?? verdict.head) ?? [...this.families.values()][0];
-    write(this.io.stdout, `${formatGroupVerdict(verdict, { color: this.color, family })}\n`);
+  /**
+   * The group's verdict block (in JSON, its `group_verdict` event said it), or a node's failure
+   * after the group was READY: a block naming the node, or a `verdict` line with its `node`.
+   */
+  verdict(report: VerdictReport): void {
+    const { group } = report;
+    if (!group) return;
+    const afterReady = report.node !== undefined;
+    if (this.mode === 'json') {
+      if (afterReady) write(this.io.stdout, `${JSON.stringify(nodeFailureObject(report, this.options.session?.pack?.name))}\n`);
+      return;
+    }
+    const family = this.role.familyFromNodes ? (this.families.get(group.node ?? group.head) ?? [...this.families.values()][0]) : this.options.session?.pack?.name;
+    write(this.role.verdictTo(this.io), `${formatGroupVerdict(group, { color: this.options.color, family })}\n`);
   }
+
+  async close(): Promise<void> {}
 
   private describe(event: GroupEvent): string | undefined {
     const at = (ms: number): string => `[${formatDuration(ms).padStart(6)}]`;
@@ -103,48 +139,4 @@ export class GroupReporter {
         return undefined;
     }
   }
-}
-
-/**
- * One JSON object per group event. A node's events keep their own shape plus `node` (its own
- * verdict too: `verdict` with `node`, one lane per node for the report); the group's answer is
- * the last line, `group_verdict`.
- */
-export function groupEventJson(event: GroupEvent): Record<string, unknown> {
-  switch (event.type) {
-    case 'node': {
-      const { type, ...rest } = eventJson(event.event);
-      return { type, node: event.node, group_at_ms: event.at, ...rest };
-    }
-    case 'joined':
-      return { type: 'node_joined', node: event.node, group_at_ms: event.at };
-    case 'size':
-      return { type: 'group_size', expected: event.expected, from: event.from, group_at_ms: event.at };
-    case 'waiting':
-      return { type: 'waiting', missing: event.missing, group_at_ms: event.at };
-    case 'node-lost':
-      return { type: 'node_lost', node: event.node, group_at_ms: event.at, ...verdictJson(event.verdict) };
-    case 'after-ready-failure':
-      return { type: 'after_ready_failure', node: event.node, group_at_ms: event.at, ...verdictJson(event.verdict) };
-    case 'group-verdict':
-      return groupVerdictJson(event.verdict);
-  }
-}
-
-export function groupVerdictJson(group: GroupVerdict): Record<string, unknown> {
-  return {
-    type: 'group_verdict',
-    node: group.node,
-    ...verdictJson(namedVerdict(group)),
-    group: {
-      size: group.nodes.length,
-      expected: group.expected,
-      expected_from: group.expectedFrom,
-      head: group.head,
-      elapsed_ms: group.elapsedMs,
-      stalled_node: group.stalledNode,
-      nodes: group.nodes,
-      set_aside: group.setAside.map((s) => ({ node: s.node, ...verdictJson(s.verdict) })),
-    },
-  };
 }
