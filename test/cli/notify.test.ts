@@ -145,8 +145,8 @@ describe('--notify URL', () => {
   }, 60_000);
 
   const badReceivers: Array<[string, 'refused' | number, RegExp]> = [
-    ['a refused port', 'refused', /^spinup: --notify http:\/\/127\.0\.0\.1:\d+\/hook: connection refused$/],
-    ['an answer of HTTP 500', 500, /^spinup: --notify http:\/\/127\.0\.0\.1:\d+\/hook: the receiver answered HTTP 500$/],
+    ['a refused port', 'refused', /^spinup: --notify http:\/\/127\.0\.0\.1:\d+\/…: connection refused$/],
+    ['an answer of HTTP 500', 500, /^spinup: --notify http:\/\/127\.0\.0\.1:\d+\/…: the receiver answered HTTP 500$/],
   ];
   it.for(badReceivers)('%s: one line on stderr, and the exit code it would have had without --notify', { timeout: 60_000 }, async ([, kind, line]) => {
     const url = kind === 'refused' ? `http://127.0.0.1:${await freePort()}/hook` : await receiver({ status: kind }).url();
@@ -164,11 +164,19 @@ describe('--notify URL', () => {
     }
   });
 
+  it('a webhook whose secret is in its user, path or query: the failure line names only its scheme and host', async () => {
+    const url = `http://bot:pw-0451@127.0.0.1:${await freePort()}/services/T0/B0/secret-0451?token=secret-0452`;
+    const watch = run(['watch', '--no-follow', '--no-state', '--no-history', '--quiet', '--notify', url, READY_LOG]);
+    expect(await watch.code).toBe(0);
+    expect(stderrLines(watch)).toEqual([expect.stringMatching(/^spinup: --notify http:\/\/127\.0\.0\.1:\d+\/…: connection refused$/)]);
+    expect(watch.stderr()).not.toMatch(/0451|0452/);
+  }, 60_000);
+
   it('a receiver that never answers: given up after 5 s, said once; the exit code is the verdict\'s', async () => {
     const hook = receiver({ silent: true });
     const watch = run(['watch', '--no-follow', '--no-state', '--no-history', '--quiet', '--notify', await hook.url(), READY_LOG]);
     expect(await watch.code).toBe(0);
-    expect(stderrLines(watch)).toEqual([expect.stringMatching(/^spinup: --notify http:\/\/127\.0\.0\.1:\d+\/hook: no answer within 5s$/)]);
+    expect(stderrLines(watch)).toEqual([expect.stringMatching(/^spinup: --notify http:\/\/127\.0\.0\.1:\d+\/…: no answer within 5s$/)]);
   }, 60_000);
 
   it("a group of nodes (watch a.log b.log): the group's verdict reaches the webhook, as --json prints it", async () => {

@@ -17,10 +17,20 @@ export const notifyHelp = `  --notify URL        POST the verdict, as the JSON o
                       for the answer before it exits. A failure is said on stderr and
                       does not change the exit code`;
 
-/** Where to POST, and the URL as the user wrote it (for messages). */
+/** Where to POST, and the URL as messages show it (shownUrl). */
 export interface NotifyTarget {
   url: URL;
   shown: string;
+}
+
+/**
+ * The URL as a message shows it: its scheme and host alone. A webhook's secret is in its path
+ * (`https://hooks.slack.com/services/T0/B0/XXXX`), its query or its user, and stderr is often
+ * kept in a log others read.
+ */
+export function shownUrl(url: URL): string {
+  const hidden = url.pathname !== '/' || url.search !== '' || url.username !== '' || url.password !== '';
+  return `${url.protocol}//${url.host}${hidden ? '/…' : ''}`;
 }
 
 /** `--notify URL`: checked before the start, so a typo is a usage error, not a lost verdict. */
@@ -30,7 +40,7 @@ export function notifyOption(value: string | undefined): NotifyTarget | undefine
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     throw new UsageError(`--notify wants an http:// or https:// URL such as http://127.0.0.1:8080/hook, not "${value}"`);
   }
-  return { url, shown: value };
+  return { url, shown: shownUrl(url) };
 }
 
 /** The webhook output of `--notify`, or none. */
