@@ -79,7 +79,12 @@ export async function watchGroupCommand(args: GroupWatchArgs, io: Io): Promise<n
       signal: io.signal,
       onEvents: (events) => {
         sinks.groupEvents(events);
-        if (events.some((event) => event.type === 'after-ready-failure')) failedAfterReady = true;
+        // A node's failure after READY is a verdict of its own, to every output (the status API, --notify).
+        for (const event of events) {
+          if (event.type !== 'after-ready-failure') continue;
+          failedAfterReady = true;
+          sinks.verdict({ verdict: { ...event.verdict, stage: 'ready', reason: `node ${event.node} failed after the group was READY: ${event.verdict.reason}` }, node: event.node });
+        }
       },
       ...(status
         ? {

@@ -216,6 +216,31 @@ describe('--notify URL', () => {
     expect(hook.received).toHaveLength(1);
   }, 60_000);
 
+  it("watch heading a group (--listen): the group's READY, then a node's failure after it, each posted as --json prints it", async () => {
+    const hook = receiver();
+    const log = join(dir, 'group-head.log');
+    writeFileSync(log, '');
+    const h = run(['watch', '--json', '--no-state', '--no-history', '--listen', '127.0.0.1:0', '--group-size', '2', '--heartbeat', '200ms', '--notify', await hook.url(), log]);
+    const url = (await h.waitFor(/status API on (http:\/\/\S+) /))[1]!;
+    // The start goes on live: a log already READY when watch opens it would be an earlier run.
+    const [first, ...rest] = readFileSync(READY_LOG, 'utf8').split('\n');
+    appendFileSync(log, `${first}\n`);
+    await until('node 0 joined', () => jsonLines(h.stdout()).find((e) => e.type === 'node_joined' && e.node === 0));
+    appendFileSync(log, rest.join('\n'));
+    const f = run(['run', '--json', '--no-state', '--no-history', '--heartbeat', '200ms', '--log', join(dir, 'group-follower.log'), '--group-leader', url, '--node-rank', '1', '--', ...replayServer(READY_LOG, 'hang')]);
+    await until('the group READY posted', () => hook.received[0]);
+    expect(hook.received[0]!.body).toMatchObject({ type: 'group_verdict', verdict: 'ready' });
+    const server = Number(/"type":"started","pid":(\d+)/.exec(await until('the follower started', () => (/"type":"started"/.test(f.stdout()) ? f.stdout() : undefined)))![1]);
+    process.kill(-server, 'SIGKILL');
+    await until("node 1's failure posted", () => hook.received[1]);
+    const printed = jsonLines(h.stdout()).find((e) => e.type === 'after_ready_failure' && e.node === 1);
+    expect(hook.received[1]!.body).toMatchObject({ type: 'verdict', verdict: 'failed', stage: 'ready', node: 1, cause: printed?.cause, decided_by: 'group' });
+    expect(hook.received[1]!.body.reason).toMatch(/^node 1 failed after the group was READY: /);
+    h.child.kill('SIGTERM');
+    expect(await h.code).toBe(1);
+    expect(hook.received).toHaveLength(2);
+  }, 60_000);
+
   const badUrls: Array<[string, string[]]> = [
     ['watch', ['watch', '--no-follow', '--notify', 'ftp://127.0.0.1/hook', READY_LOG]],
     ['watch of a group', ['watch', '--no-follow', '--notify', 'not a url', NODE0, NODE1]],

@@ -14,7 +14,7 @@ import type { VerdictReport } from './sink.js';
 
 export function verdictObject(report: VerdictReport, session: Session): Record<string, unknown> {
   const { verdict } = report;
-  if (report.group && report.node !== undefined) return nodeFailureObject(report, session.pack?.name);
+  if (report.node !== undefined) return nodeFailureObject(report, session.pack?.name);
   if (report.group) return groupVerdictJson(report.group);
   if (report.run) return runVerdictObject(report.run, session, verdict);
   const event = { type: 'verdict' as const, verdict };
