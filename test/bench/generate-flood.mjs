@@ -19,7 +19,7 @@
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseSize, prng } from './generate-log.mjs';
+import { optionIn, parseSize, prng } from './generate-log.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FLOOD_VERSION = 1;
@@ -33,7 +33,7 @@ const STAMP = /^\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})/;
  * (tail: the traceback and the CUDA OOM), its own timestamped lines while loading (locks, hub
  * requests: neutral), the log time loading began, and `restamp` to put a line at another time.
  */
-export function fixtureLoad() {
+function fixtureLoad() {
   const fixture = readFileSync(join(ROOT, 'fixtures', FIXTURE), 'utf8').replace(/\n$/, '').split('\n');
   const loadAt = fixture.findIndex((line) => line.includes('Load weight begin'));
   const failAt = fixture.findIndex((line) => line.includes('Traceback'));
@@ -54,7 +54,7 @@ export function fixtureLoad() {
  * A file written in chunks of about 4 MiB: `write(text)` queues, `size()` is what is written
  * and queued (bytes written plus characters queued, as a generator's budget counts them).
  */
-export function chunkedFile(file) {
+function chunkedFile(file) {
   const fd = openSync(file, 'w');
   let parts = [];
   let pending = 0;
@@ -82,8 +82,15 @@ export function chunkedFile(file) {
   };
 }
 
-/** Writes the start to `file`: about `size` bytes; returns { bytes, lines }. */
-export function generateFloodStart(file, { size = 3e8, seed = 20250308, progressEvery = 0 } = {}) {
+/**
+ * What both floods are written in (this one and generate-rank-bars.mjs): a seeded random source
+ * (`random`, `int(n)`), the fixture's load split around the flood (`loading`, `startMs`,
+ * `restamp`), the file in chunks with its lines counted (`out`, `emit`), the head already written,
+ * the NCCL chatter to draw from (`nccl()`), where the flood must stop for the tail to end the
+ * file at `size` bytes (`floodUntil`), and `end(ms)`: the tail a second after `ms`, the file
+ * closed, { bytes, lines }.
+ */
+export function floodFile(file, { size, seed }) {
   const random = prng(seed);
   const int = (n) => Math.floor(random() * n);
   const { head, tail, loading, startMs, restamp } = fixtureLoad();
@@ -93,13 +100,20 @@ export function generateFloodStart(file, { size = 3e8, seed = 20250308, progress
     out.write(`${line}\n`);
     lines++;
   };
-  const tailBytes = tail.reduce((sum, line) => sum + line.length + 1, 0);
-
   head.forEach(emit);
-  const nccl = ncclLines(int);
+  const end = (ms) => {
+    for (const line of tail) emit(restamp(line, ms + 1000));
+    return { bytes: out.close(), lines };
+  };
+  const floodUntil = size - tail.reduce((sum, line) => sum + line.length + 1, 0);
+  return { random, int, out, emit, loading, startMs, restamp, nccl: ncclLines(int), floodUntil, end };
+}
+
+/** Writes the start to `file`: about `size` bytes; returns { bytes, lines }. */
+export function generateFloodStart(file, { size = 3e8, seed = 20250308, progressEvery = 0 } = {}) {
+  const { int, out, emit, loading, startMs, restamp, nccl, floodUntil, end } = floodFile(file, { size, seed });
   let floodLines = 0;
   let ms = startMs;
-  const floodUntil = size - tailBytes;
   const estimatedLines = Math.max(1, Math.floor(floodUntil / 110));
   while (out.size() < floodUntil) {
     floodLines++;
@@ -112,9 +126,7 @@ export function generateFloodStart(file, { size = 3e8, seed = 20250308, progress
       emit(nccl());
     }
   }
-  ms += 1000;
-  for (const line of tail) emit(restamp(line, ms));
-  return { bytes: out.close(), lines };
+  return end(ms);
 }
 
 /** tqdm's elapsed and remaining time: `00:03`, minutes and seconds. */
@@ -133,7 +145,7 @@ function shardFrame(fraction, elapsedSeconds) {
 }
 
 /** NCCL_DEBUG=INFO lines of 8 ranks on one node, as NCCL prints them (no timestamp). */
-export function ncclLines(int) {
+function ncclLines(int) {
   const pick = (list) => list[int(list.length)];
   return () => {
     const g = int(8);
@@ -156,10 +168,7 @@ export function ncclLines(int) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [file, ...rest] = process.argv.slice(2);
   if (!file) throw new Error('usage: generate-flood.mjs FILE [--size 300MB] [--progress-every 5] [--seed N]');
-  const option = (name, fallback) => {
-    const at = rest.indexOf(name);
-    return at === -1 ? fallback : rest[at + 1];
-  };
+  const option = optionIn(rest);
   const started = performance.now();
   const result = generateFloodStart(file, { size: parseSize(option('--size', '300MB')), seed: Number(option('--seed', 20250308)), progressEvery: Number(option('--progress-every', 0)) });
   console.log(`${file}: ${result.bytes} bytes, ${result.lines} lines in ${((performance.now() - started) / 1000).toFixed(1)} s`);

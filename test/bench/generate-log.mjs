@@ -30,6 +30,14 @@ export function prng(seed) {
   };
 }
 
+/** `--name VALUE` from a script's arguments, or `fallback` when not given: `optionIn(args)('--size', '1GB')`. */
+export function optionIn(args) {
+  return (name, fallback) => {
+    const at = args.indexOf(name);
+    return at === -1 ? fallback : args[at + 1];
+  };
+}
+
 export function parseSize(text) {
   const match = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KiB|MiB|GiB)?$/i.exec(String(text).trim());
   if (!match) throw new Error(`unparsable size "${text}" (write 100MB, 1GB)`);
@@ -211,10 +219,7 @@ export async function generateLog(file, { size = 1e9, seed = 20250308 } = {}) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [file, ...rest] = process.argv.slice(2);
   if (!file) throw new Error('usage: generate-log.mjs FILE [--size 100MB] [--seed N]');
-  const option = (name, fallback) => {
-    const at = rest.indexOf(name);
-    return at === -1 ? fallback : rest[at + 1];
-  };
+  const option = optionIn(rest);
   const started = performance.now();
   const result = await generateLog(file, { size: parseSize(option('--size', '1GB')), seed: Number(option('--seed', 20250308)) });
   console.log(`${file}: ${result.bytes} bytes, ${result.lines} lines in ${((performance.now() - started) / 1000).toFixed(1)} s`);

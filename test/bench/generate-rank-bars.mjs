@@ -19,8 +19,8 @@
  * Usage as a script: node test/bench/generate-rank-bars.mjs FILE [--size 100MB] [--separator cr|lf] [--seed N]
  */
 import { fileURLToPath } from 'node:url';
-import { chunkedFile, fixtureLoad, ncclLines, tqdmClock } from './generate-flood.mjs';
-import { parseSize, prng } from './generate-log.mjs';
+import { floodFile, tqdmClock } from './generate-flood.mjs';
+import { optionIn, parseSize } from './generate-log.mjs';
 
 export const RANK_BARS_VERSION = 2;
 const LINES_PER_SECOND = 4000;
@@ -33,22 +33,9 @@ const NCCL_PER_BURST = 150;
 /** Writes the start to `file`: about `size` bytes; returns { bytes, lines, frames }. */
 export function generateRankBars(file, { size = 1e8, seed = 20250308, separator = '\n' } = {}) {
   if (separator !== '\n' && separator !== '\r') throw new Error(`separator must be \\n or \\r, not ${JSON.stringify(separator)}`);
-  const random = prng(seed);
-  const int = (n) => Math.floor(random() * n);
-  const { head, tail, loading, startMs, restamp } = fixtureLoad();
-  const out = chunkedFile(file);
-  let lines = 0;
+  const { random, int, out, emit, loading, startMs, restamp, nccl, floodUntil, end } = floodFile(file, { size, seed });
   let frames = 0;
-  const emit = (line) => {
-    out.write(`${line}\n`);
-    lines++;
-  };
-  const tailBytes = tail.reduce((sum, line) => sum + line.length + 1, 0);
-
-  head.forEach(emit);
-  const nccl = ncclLines(int);
   const bars = Array.from({ length: RANKS }, (_, rank) => rankBar(rank, random));
-  const floodUntil = size - tailBytes;
   // Each rank's bar reaches its last shard near the flood's end (never all 49: the load dies).
   const estimatedFrames = Math.max(1, Math.floor((floodUntil / 88) * 0.4));
   let floodLines = 0;
@@ -71,9 +58,7 @@ export function generateRankBars(file, { size = 1e8, seed = 20250308, separator 
     }
     for (let i = 0; i < NCCL_PER_BURST; i++) if (!tick()) emit(nccl());
   }
-  ms += 1000;
-  for (const line of tail) emit(restamp(line, ms));
-  return { bytes: out.close(), lines, frames };
+  return { ...end(ms), frames };
 }
 
 /** One rank's shard bar: `frame(fraction, elapsedSeconds)` draws it, never as it drew it last. */
@@ -109,10 +94,7 @@ function drawn(done, elapsedSeconds, rate) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [file, ...rest] = process.argv.slice(2);
   if (!file) throw new Error('usage: generate-rank-bars.mjs FILE [--size 100MB] [--separator cr|lf] [--seed N]');
-  const option = (name, fallback) => {
-    const at = rest.indexOf(name);
-    return at === -1 ? fallback : rest[at + 1];
-  };
+  const option = optionIn(rest);
   const separator = option('--separator', 'lf') === 'cr' ? '\r' : '\n';
   const started = performance.now();
   const result = generateRankBars(file, { size: parseSize(option('--size', '100MB')), seed: Number(option('--seed', 20250308)), separator });

@@ -17,6 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { optionIn } from './generate-log.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'dist/cli/bin.js');
@@ -27,7 +28,7 @@ const DYING_LOG = join(ROOT, 'fixtures/sglang/23-gemma3-12b-16gb-cuda-oom-load-w
 const GIVE_UP_MS = 120_000;
 
 const args = process.argv.slice(2);
-const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const option = optionIn(args);
 const nodes = Number(option('--nodes', 16));
 const runs = Number(option('--runs', 1));
 

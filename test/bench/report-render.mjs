@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
+import { optionIn } from './generate-log.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'dist/cli/bin.js');
@@ -92,10 +93,7 @@ export function describeRow(row) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const option = (name, fallback) => {
-    const at = args.indexOf(name);
-    return at === -1 ? fallback : args[at + 1];
-  };
+  const option = optionIn(args);
   const row = await reportRender({ starts: Number(option('--starts', 100)), runs: Number(option('--runs', 5)) });
   process.stdout.write(`${describeRow(row)}\n`);
   const out = option('--out', undefined);

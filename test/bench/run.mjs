@@ -27,7 +27,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FLOOD_VERSION, generateFloodStart } from './generate-flood.mjs';
-import { GENERATOR_VERSION, generateLog, parseSize } from './generate-log.mjs';
+import { GENERATOR_VERSION, generateLog, optionIn, parseSize } from './generate-log.mjs';
 import { archiveCorpus, replayCorpus, userPack } from './bench-inputs.mjs';
 import { generateRankBars, RANK_BARS_VERSION } from './generate-rank-bars.mjs';
 import { detectionLatency } from './latency.mjs';
@@ -43,10 +43,7 @@ const BIN = join(ROOT, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8
 const SEED_REGEX = 'RuntimeError|Traceback|CUDA error|killed|Segfault|fired up';
 
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : args[at + 1];
-};
+const option = optionIn(args);
 const size = parseSize(option('--size', '1GB'));
 const smallSize = parseSize(option('--small', '100MB'));
 const floodSize = parseSize(option('--flood', '300MB'));

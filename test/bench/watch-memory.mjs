@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { prng } from './generate-log.mjs';
+import { optionIn, prng } from './generate-log.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = 'sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log';
@@ -164,10 +164,7 @@ function drained(stream) {
 
 async function cli() {
   const args = process.argv.slice(2);
-  const option = (name, fallback) => {
-    const at = args.indexOf(name);
-    return at === -1 ? fallback : args[at + 1];
-  };
+  const option = optionIn(args);
   const size = parseSize(option('--size', '1GB'));
   const seed = Number(option('--seed', 20250420));
   const result = await runMemoryBench({
