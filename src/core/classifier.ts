@@ -64,6 +64,8 @@ export class Classifier {
   /** The bars read so far: a later frame of one is recognised without the rules (known-bars.ts). */
   private readonly bars = new KnownBars();
   private lineNo = 0;
+  /** Changes whenever an answer of `idleBarFrame` may have (see `idleEpoch`). */
+  private idleEpochNow = nextIdleEpoch();
   private seq = 0;
   private readonly nextSeq = (): number => this.seq++;
 
@@ -123,7 +125,10 @@ export class Classifier {
       this.lastText = text;
       this.lastMatch = match;
       const bar = loneBar(match);
-      if (bar) this.bars.learn(text, bar, bar.countersAt);
+      if (bar) {
+        this.bars.learn(text, bar, bar.countersAt);
+        this.idleEpochNow = nextIdleEpoch();
+      }
     }
     return match;
   }
@@ -151,6 +156,9 @@ export class Classifier {
     return current === seen.current || (elapsedS >= 0 && seen.reads >= BAR_READS_PER_SECOND && current !== bar.total);
   };
 
+  /** Whether the frame `source[start, end)` is a frame of a bar already read, whatever it moved (Skippable.barFrame). */
+  readonly knownBarFrame = (source: string | Uint8Array, start: number, end: number): boolean => this.bars.recognize(source, start, end) !== undefined;
+
   /** An unread bar frame (`idleBarFrame`) was the last of its line: it is the run's last line. */
   passBarFrame(text: string, now: number, lineNo: number): void {
     this.lineNo = lineNo;
@@ -173,6 +181,7 @@ export class Classifier {
   }
 
   private apply(match: FrameMatch, now: number, lineNo: number, stream: string | undefined): ClassifierEvent[] {
+    this.idleEpochNow = nextIdleEpoch();
     this.lineNo = lineNo;
     const frame = match.frame;
     if (frame.body.trim() === '') return [];
@@ -226,8 +235,23 @@ export class Classifier {
     return step.events;
   }
 
+  /**
+   * Stays the same while every answer of `idleBarFrame` stays the same: it changes with every
+   * frame applied, every bar learned and every tick that gave an event, never with an unread bar
+   * frame (`passBarFrame`). Unique among all classifiers, so a reader may remember answers by it.
+   */
+  get idleEpoch(): number {
+    return this.idleEpochNow;
+  }
+
   /** Lets time pass: held verdicts settle, stalls are found. */
   tick(now: number): ClassifierEvent[] {
+    const events = this.tickEvents(now);
+    if (events !== NO_EVENTS) this.idleEpochNow = nextIdleEpoch();
+    return events;
+  }
+
+  private tickEvents(now: number): ClassifierEvent[] {
     const run = this.run;
     if (run.verdict || run.startedAt === undefined) return NO_EVENTS;
     if (run.pendingReady && now - run.pendingReady.at >= run.pendingReady.holdMs) {
@@ -281,6 +305,11 @@ export class Classifier {
   currentBudget(): Budget {
     return budgetFor(this.pack, this.run.stage, this.options);
   }
+}
+
+let idleEpochs = 0;
+function nextIdleEpoch(): number {
+  return ++idleEpochs;
 }
 
 /** What most ticks return: shared, and frozen so that a caller adding to it fails loudly. */

@@ -110,6 +110,8 @@ export class Session {
       repeatsLastLine: timeline.repeatsLastLine,
       quietText: classifier.quietText,
       idleBar: classifier.idleBarFrame,
+      barFrame: classifier.knownBarFrame,
+      idleEpoch: classifier.idleEpoch,
     };
   }
 

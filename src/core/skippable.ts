@@ -12,7 +12,9 @@
  *  - `quietText`: a line that holds a rule's literal may still match no rule that can act now:
  *    core says so;
  *  - `idleBar`: a frame of a bar already read that moved nothing but its counters, rate or
- *    elapsed time changes no more than a repeat (`repeatsLastLine`) does.
+ *    elapsed time changes no more than a repeat (`repeatsLastLine`) does;
+ *  - `barFrame`: a frame of a bar already read that is not idle moves the bar: it must be read,
+ *    so nothing more is asked about it.
  */
 import type { CompiledPack } from './pack-types.js';
 import type { QuietScope } from './prefilter.js';
@@ -49,4 +51,16 @@ export interface Skippable {
    * as of repeats. The answer holds until the next line read.
    */
   idleBar: (source: Uint8Array | string, start: number, end: number) => boolean;
+  /**
+   * Whether `source[start, end)` is a frame of a known bar at all (idle or not): one that
+   * `idleBar` refuses moves its bar, and reading it acts (its progress), so a reader need not
+   * ask `quietText` about it.
+   */
+  barFrame: (source: Uint8Array | string, start: number, end: number) => boolean;
+  /**
+   * Stays the same while every answer of `idleBar` does (Classifier.idleEpoch), across lines
+   * read that changed nothing but the last line (a bar's unread frame read last): a reader may
+   * remember `idleBar`'s answers by it. Unique among all classifiers.
+   */
+  idleEpoch: number;
 }

@@ -61,6 +61,14 @@ export class LineSplitter {
     return this.#lineNo;
   }
 
+  /**
+   * Nothing of a line or frame is held: the next byte pushed begins a physical line or, after a
+   * `\r` frame, a frame of the same line.
+   */
+  get atFrameStart(): boolean {
+    return this.#parts.length === 0 && this.#kept === 0 && this.#dropped === 0;
+  }
+
   /** Nothing of a line is held: the next byte pushed begins a physical line. */
   get atLineStart(): boolean {
     return this.#parts.length === 0 && this.#kept === 0 && this.#dropped === 0 && !this.#lineHadCr && !this.#pendingCr;
@@ -94,10 +102,12 @@ export class LineSplitter {
    * Counts `\r` frames of the current physical line as cut and passed over by the caller (a
    * reader that leaves a known bar's frames undecoded: io/fast-path): the line has met a `\r`, as
    * if the splitter had cut them (`frames` of them not empty), and the next bytes pushed go on
-   * the same line.
+   * the same line. Only at a frame start (`atFrameStart`); a `\r` that ended the last bytes
+   * pushed is no `\r\n` then.
    */
   passFrames(frames: number): void {
     this.#lineHadCr = true;
+    this.#pendingCr = false;
     if (frames > 0) this.#lastLineNo = Math.max(this.#lastLineNo, this.#lineNo);
   }
 

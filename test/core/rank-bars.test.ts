@@ -166,8 +166,10 @@ describe('a flood of \\r frames that only move their counters, read by the watch
     expect(result.verdict).toMatchObject({ verdict: 'failed', cause: 'gpu_oom' });
     expect(positions(s).stage).toBe(48);
     // 100 frames to a line: the last of each (before its `\n`) is the splitter's to cut; the rest
-    // are recognised where they lie in the chunk.
-    expect(asBytes).toBeGreaterThan(frames / 2);
+    // are recognised where they lie in the chunk, or passed as the same bytes as a frame core
+    // let go (same-frames.ts): core is asked about few of them at all.
+    expect(asBytes).toBeGreaterThan(0);
+    expect(asBytes).toBeLessThan(frames / 2);
     expect(asText).toBeLessThan(frames / 20);
   }, 120_000);
 });

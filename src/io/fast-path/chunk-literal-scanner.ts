@@ -51,8 +51,12 @@ const STAMP_WORD = 2;
 const COLON = 0x3a;
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-/** Whether the whole line `chunk[start, end)` (`end`: its `\n`) may be passed over by the search (see nextLine). */
-export type PassLine = (chunk: Uint8Array, start: number, end: number) => boolean;
+/**
+ * Whether the whole line `chunk[start, end)` (`end`: its `\n`) may be passed over by the search
+ * (see nextLine): -1 when not, else where the search goes on (`end + 1`, or past more lines like
+ * it, before `limit`).
+ */
+export type PassLine = (chunk: Uint8Array, start: number, end: number, limit: number) => number;
 
 export class ChunkLiteralScanner {
   private readonly long: Uint8Array[];
@@ -213,8 +217,9 @@ export class ChunkLiteralScanner {
       // A whole line that `pass` accepts is passed over here, the scan going on after it.
       const line = lineStart(chunk, start, found);
       const lf = chunk.indexOf(LF, found);
-      if (lf === -1 || lf >= end || !pass(chunk, line, lf)) return line;
-      start = lf + 1;
+      const next = lf === -1 || lf >= end ? -1 : pass(chunk, line, lf, end);
+      if (next === -1) return line;
+      start = next;
       address = base + start - ((base + start) % WORD) - BLOCK;
     }
     return -1;

@@ -23,6 +23,7 @@ import type { Skippable } from '../../core/skippable.js';
 import type { LineSplitter, SplitLine } from '../line-splitter.js';
 import { countNewlines } from './count-newlines.js';
 import { DROP, FEED, QuietLines, REPEAT, SKIP } from './quiet-lines.js';
+import { SameFrames } from './same-frames.js';
 import { scanMemory } from './wasm/scan-memory.js';
 
 const LF = 10;
@@ -48,6 +49,8 @@ export class FastLineReader {
   #passed: SplitLine | undefined;
   /** The first `\r` at or after the line being looked at (-1: none left in the chunk). */
   #nextCr = -1;
+  /** Frames #passIdleFrames let go under the answer core gave last, to let the same go by their bytes. */
+  readonly #sameFrames = new SameFrames();
 
   constructor(
     private readonly session: Session,
@@ -142,12 +145,29 @@ export class FastLineReader {
     if (pos < chunk.length) this.splitter.forEachLine(chunk.subarray(pos), this.emit);
   }
 
-  /** Feeds the physical line that begins (or goes on) at `pos` through the splitter; returns where the next one begins. */
+  /**
+   * Feeds the physical line that begins (or goes on) at `pos` through the splitter; returns
+   * where the next one begins. Its `\r` frames that #passIdleFrames passes over are never cut:
+   * between them, the splitter is given one frame at a time (a frame that moved its bar, read),
+   * and the rest of the line once no frame can be passed.
+   */
   #feedLine(chunk: Buffer, pos: number): number {
     const lf = chunk.indexOf(LF, pos);
     const end = lf === -1 ? chunk.length : lf + 1;
-    const from = this.splitter.atLineStart ? this.#passIdleFrames(chunk, pos, end) : pos;
-    this.splitter.forEachLine(from === 0 && end === chunk.length ? chunk : chunk.subarray(from, end), this.#takeFrame);
+    let from = pos;
+    let stuck = false;
+    while (from < end) {
+      const passed = this.splitter.atFrameStart ? this.#passIdleFrames(chunk, from, end) : from;
+      // Twice nothing to pass over: the line's frames are no known bar's (a spinner), cut at once.
+      const rest = passed === from && stuck;
+      stuck = passed === from;
+      from = passed;
+      // One frame whose `\r` another frame follows on the line, else the rest of the line.
+      const cr = rest || this.#nextCr === -1 || this.#nextCr >= end ? -1 : chunk.indexOf(CR, from);
+      const to = cr === -1 || cr + 1 >= end || chunk[cr + 1] === LF ? end : cr + 1;
+      this.splitter.forEachLine(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to), this.#takeFrame);
+      from = to;
+    }
     // The line's last frame was a known bar's left unread: it is the last line, read as a repeat is.
     const passed = this.#passed;
     this.#passed = undefined;
@@ -167,6 +187,8 @@ export class FastLineReader {
   #passIdleFrames(chunk: Buffer, pos: number, end: number): number {
     const now = this.#now;
     if (now === undefined || this.#nextCr === -1 || this.#nextCr >= end) return pos;
+    const same = this.#sameFrames;
+    same.forgetUnless(now);
     let at = pos;
     let last = -1;
     let lastEnd = -1;
@@ -176,7 +198,11 @@ export class FastLineReader {
       if (cr < at || cr + 1 >= end || chunk[cr + 1] === LF || cr - at > this.#max) break;
       // An empty frame (tqdm begins each with `\r`) is none to the splitter either.
       if (cr > at) {
-        if (!now.idleBar(chunk, at, cr)) break;
+        // The same frame as one core let go under this answer is let go by its bytes (same-frames.ts).
+        if (!same.has(chunk, at, cr)) {
+          if (!now.idleBar(chunk, at, cr)) break;
+          same.note(chunk, at, cr);
+        }
         last = at;
         lastEnd = cr;
         frames++;

@@ -28,6 +28,7 @@ import type { SplitLine } from '../line-splitter.js';
 import { AfterVerdict, byteLiterals, ESCAPES } from './after-verdict.js';
 import { ChunkLiteralScanner } from './chunk-literal-scanner.js';
 import { QuietBytes } from './quiet-bytes.js';
+import { SameFrames } from './same-frames.js';
 
 /** How a line may be handled now: read it. */
 export const FEED = 0;
@@ -83,6 +84,8 @@ export class QuietLines {
   private repeat: Buffer | undefined;
   /** What core answered, for `passable` (set by quietTo). */
   private passNow: Skippable | undefined;
+  /** Frames `passable` let go under that answer, to pass the same again by their bytes. */
+  private readonly sameFrames = new SameFrames();
 
   /** `maxLineBytes`: the splitter's cap (a longer line is cut before it is read). */
   constructor(maxLineBytes = 64 * 1024) {
@@ -109,6 +112,8 @@ export class QuietLines {
     const scanner = scanners.line;
     // A known bar's frame that moved only its counters: a repeat before a verdict, nothing after one.
     if (this.isIdleBar(now, chunk, start, end)) return scope === 'beforeVerdict' ? REPEAT : DROP;
+    // One that moved is read: it acts (its progress), so core is not asked to parse it twice.
+    if (scope === 'beforeVerdict' && now.barFrame(chunk, start, end)) return FEED;
     if (scope !== 'beforeVerdict') {
       const relevant = RELEVANT[scope];
       if (scanner.scan(chunk, start, end, relevant) & relevant) return FEED;
@@ -157,20 +162,31 @@ export class QuietLines {
       if (hit === -1) return end;
       if (scanners.chunk.passedLines) return hit;
       const lf = chunk.indexOf(LF, hit);
-      if (lf === -1 || lf >= end || !this.passable(chunk, hit, lf)) return hit;
-      from = lf + 1;
+      const next = lf === -1 || lf >= end ? -1 : this.passable(chunk, hit, lf, end);
+      if (next === -1) return hit;
+      from = next;
     }
   }
 
   /**
    * A line `quietTo` may pass over though it holds a literal, as `classify` would say REPEAT: a
    * bar redrawn on lines of its own holds its literal on each, a repeat of the line read last or
-   * a known bar's frame that moved only its counters.
+   * a known bar's frame that moved only its counters. After such a frame the lines that are
+   * the same frame up to its elapsed time are passed over with it (same-frames.ts). Returns
+   * where the search goes on, or -1.
    */
-  private readonly passable = (chunk: Uint8Array, start: number, end: number): boolean => {
+  private readonly passable = (chunk: Uint8Array, start: number, end: number, limit: number): number => {
     const repeat = this.absorbable;
-    if (repeat !== undefined && end - start === repeat.length && occursAt(chunk, start, repeat)) return true;
-    return this.passNow !== undefined && this.passNow.idleBar(chunk, start, end);
+    if (repeat !== undefined && end - start === repeat.length && occursAt(chunk, start, repeat)) return end + 1;
+    const now = this.passNow;
+    if (now === undefined) return -1;
+    const same = this.sameFrames;
+    same.forgetUnless(now);
+    const next = same.passFrom(chunk, start, limit);
+    if (next > start) return next;
+    if (!now.idleBar(chunk, start, end)) return -1;
+    same.note(chunk, start, end);
+    return same.passFrom(chunk, end + 1, limit);
   };
 
   /** After a verdict: where the next line starts that must be read (after-verdict.ts); `start` before one. */

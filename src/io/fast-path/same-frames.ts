@@ -1,0 +1,159 @@
+/**
+ * The frames of a bar that core just let go unread (Skippable.idleBar), remembered by their bytes
+ * up to the elapsed time's `<`, so that the next frames of the same burst are passed over by a
+ * byte compare instead of being recognised one by one (issue 26, rows h and i: 8 ranks draw
+ * their bars at once, a hundred frames a second each, and all but a few say nothing new):
+ *
+ *   (Worker_TP3 pid=41203) Loading safetensors checkpoint shards:  12% Completed | 6/49 [00:03<00:25,  1.75it/s]
+ *   ----------------------- the same bytes as a frame let go ------------------------------| tqdm's rest
+ *
+ * A line with the very bytes of such a frame up to its `<` shows the same bar, the same counters
+ * and the same elapsed second; if what follows is tqdm's own `remaining, rate]` (known-bars.ts
+ * readElapsed: its characters only, the `]` at most 48 bytes on, then blanks), core recognises it
+ * exactly as it recognised the frame, and gives the same answer while nothing was read in
+ * between. So the frames are forgotten whenever core's answers may have changed (Skippable.idleEpoch:
+ * a line read that moved a bar, say, not the unread frame read as the last line).
+ */
+import type { Skippable } from '../../core/skippable.js';
+import { occursAt } from './byte-literal-scanner.js';
+
+/** Frames remembered at once: a burst's ranks (8 for TP=8), with room for a second bar each. */
+const MAX_FRAMES = 16;
+/** The `]` of `remaining, rate]` at most this far after the `<` (known-bars.ts MAX_AFTER_ELAPSED). */
+const MAX_AFTER_ELAPSED = 48;
+const LF = 10;
+const SPACE = 0x20;
+const OPEN = 0x5b;
+const CLOSE = 0x5d;
+const LT = 0x3c;
+
+/** A frame's bytes up to and with its `<`, and the same as little-endian 32-bit words (the whole words only). */
+interface Frame {
+  readonly bytes: Buffer;
+  readonly words: Int32Array;
+}
+
+export class SameFrames {
+  /** The frames, newest last. */
+  private frames: Frame[] = [];
+  private epoch = -1;
+  /** A view of the memory the lines were last given in (a chunk's: asked for once per chunk, not per line). */
+  private view: DataView | undefined;
+  private viewOf: ArrayBufferLike | undefined;
+
+  /** Forgets the frames unless core's answers are still those they were let go under (Skippable.idleEpoch). */
+  forgetUnless(now: Skippable): void {
+    if (now.idleEpoch === this.epoch) return;
+    this.epoch = now.idleEpoch;
+    if (this.frames.length > 0) this.frames = [];
+  }
+
+  /** Remembers the line `chunk[start, end)` that core just let go (a known bar's idle frame). */
+  note(chunk: Uint8Array, start: number, end: number): void {
+    const lt = elapsedLt(chunk, start, end);
+    if (lt === -1) return;
+    for (const { bytes } of this.frames) if (bytes.length === lt + 1 - start && occursAt(chunk, start, bytes)) return;
+    if (this.frames.length >= MAX_FRAMES) this.frames.shift();
+    const bytes = Buffer.from(chunk.subarray(start, lt + 1));
+    const words = new Int32Array(bytes.length >> 2);
+    for (let k = 0; k < words.length; k++) words[k] = bytes.readInt32LE(k * 4);
+    this.frames.push({ bytes, words });
+  }
+
+  /** Whether the frame `chunk[start, end)` (`end`: its `\r`) is one remembered. */
+  has(chunk: Uint8Array, start: number, end: number): boolean {
+    const frames = this.frames;
+    if (frames.length === 0) return false;
+    const view = this.viewOfMemory(chunk);
+    for (let k = frames.length - 1; k >= 0; k--) {
+      const frame = frames[k]!;
+      const from = start + frame.bytes.length;
+      if (from < end && sameBytes(view, chunk.byteOffset + start, chunk, start, frame) && isRestOfTail(chunk, from, end)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * From the line start `from` on, passes over the whole lines (each ending with a `\n` before
+   * `limit`) that are frames remembered; returns where the first other line begins.
+   */
+  passFrom(chunk: Uint8Array, from: number, limit: number): number {
+    const frames = this.frames;
+    if (frames.length === 0) return from;
+    const view = this.viewOfMemory(chunk);
+    const base = chunk.byteOffset;
+    let at = from;
+    lines: while (at < limit) {
+      for (let k = frames.length - 1; k >= 0; k--) {
+        const frame = frames[k]!;
+        const length = frame.bytes.length;
+        if (at + length >= limit || !sameBytes(view, base + at, chunk, at, frame)) continue;
+        const next = restOfTail(chunk, at + length, limit);
+        if (next === -1) continue;
+        at = next;
+        continue lines;
+      }
+      break;
+    }
+    return at;
+  }
+
+  private viewOfMemory(chunk: Uint8Array): DataView {
+    if (chunk.buffer !== this.viewOf) {
+      this.viewOf = chunk.buffer;
+      this.view = new DataView(chunk.buffer);
+    }
+    return this.view!;
+  }
+}
+
+/**
+ * Whether `chunk` holds `frame` at `at` (`address`: the same place in the view of its memory):
+ * compared four bytes a read, as a frame is asked about at every line of a burst.
+ */
+function sameBytes(view: DataView, address: number, chunk: Uint8Array, at: number, frame: Frame): boolean {
+  const words = frame.words;
+  for (let k = 0; k < words.length; k++) if (view.getInt32(address + k * 4, true) !== words[k]) return false;
+  const bytes = frame.bytes;
+  for (let k = words.length * 4; k < bytes.length; k++) if (chunk[at + k] !== bytes[k]) return false;
+  return true;
+}
+
+/**
+ * Where the line after `from` (the byte after a frame's `<`) begins when the rest of its line
+ * is tqdm's `remaining, rate]` and blanks (as known-bars.ts readElapsed accepts it), else -1.
+ */
+function restOfTail(chunk: Uint8Array, from: number, limit: number): number {
+  let at = from;
+  while (at < limit && isRateUnit(chunk[at]!)) at++;
+  if (at >= limit || chunk[at] !== CLOSE || at - (from - 1) > MAX_AFTER_ELAPSED) return -1;
+  for (at++; at < limit; at++) {
+    const unit = chunk[at]!;
+    if (unit === LF) return at + 1;
+    if (unit !== SPACE) return -1;
+  }
+  return -1;
+}
+
+/** Whether `chunk[from, end)` (from the byte after a frame's `<` to its end) is tqdm's `remaining, rate]` and blanks. */
+function isRestOfTail(chunk: Uint8Array, from: number, end: number): boolean {
+  let last = end - 1;
+  while (last >= from && chunk[last] === SPACE) last--;
+  if (last < from || chunk[last] !== CLOSE || last - (from - 1) > MAX_AFTER_ELAPSED) return false;
+  for (let at = from; at < last; at++) if (!isRateUnit(chunk[at]!)) return false;
+  return true;
+}
+
+/** The `<` of the elapsed time in the frame `chunk[start, end)`: the first after its last `[`; -1 when there is none. */
+function elapsedLt(chunk: Uint8Array, start: number, end: number): number {
+  let open = end - 1;
+  while (open >= start && chunk[open] !== OPEN) open--;
+  if (open < start) return -1;
+  for (let at = open + 1; at < end; at++) if (chunk[at] === LT) return at;
+  return -1;
+}
+
+/** `00:25,  1.75it/s`, `?, ?it/s`, `26.68s/it`: digits, blanks, `:?,./` and the letters of `it/s` (known-bars.ts). */
+function isRateUnit(unit: number): boolean {
+  return (unit >= 0x30 && unit <= 0x3a) || unit === SPACE || unit === 0x3f || unit === 0x2c || unit === 0x2e || unit === 0x2f || unit === 0x69 || unit === 0x74 || unit === 0x73;
+}

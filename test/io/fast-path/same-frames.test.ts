@@ -1,0 +1,120 @@
+/**
+ * SameFrames passes over a line by its bytes only where core would let it go unread too: a line
+ * that is a frame core let go, the same up to its elapsed time's `<`, then tqdm's own rest. Checked
+ * against the real core (a session of the shipped pack that has read a few frames of a bar) on a
+ * few thousand lines made from such a frame by changing, adding or cutting bytes, and on the
+ * shapes that must stop it: another second, another count, text glued after the frame, a `\r`,
+ * a rest too long, a new answer from core.
+ */
+import { describe, expect, it } from 'vitest';
+import { Session } from '../../../src/core/session.js';
+import type { Skippable } from '../../../src/core/skippable.js';
+import { SameFrames } from '../../../src/io/fast-path/same-frames.js';
+import { shippedPack } from '../../helpers/classify.js';
+import { randomFloats } from '../../hostile/random.js';
+
+const TAG = '(Worker_TP3 pid=41203) ';
+const frame = (done: number, elapsed: string, rest: string): string => `${TAG}Loading safetensors checkpoint shards:  ${String(Math.floor((done / 49) * 100)).padStart(2)}% Completed | ${done}/49 [${elapsed}<${rest}]`;
+/** The frame core lets go below: 6/49 at 00:03, as read last. */
+const IDLE = frame(6, '00:03', '00:25,  1.75it/s');
+
+/** A session that has read the start of a load and this rank's bar up to 6/49 at 00:03. */
+function reading(): Skippable {
+  const session = new Session({ packs: [shippedPack('sglang')], family: 'sglang' });
+  for (const line of ['[2025-04-20 14:03:12 TP0] Load weight begin. avail mem=15.27 GB', frame(0, '00:00', '?, ?it/s'), frame(5, '00:02', '00:30,  1.70it/s'), frame(6, '00:03', '00:26,  1.80it/s')]) session.push(line);
+  return session.skippable()!;
+}
+
+/** `lines`, each ended by `\n`, and where each begins. */
+function chunkOf(lines: string[]): { chunk: Buffer; starts: number[] } {
+  const starts: number[] = [];
+  let at = 0;
+  for (const line of lines) {
+    starts.push(at);
+    at += Buffer.byteLength(line) + 1;
+  }
+  return { chunk: Buffer.from(lines.map((l) => `${l}\n`).join('')), starts };
+}
+
+/** SameFrames having noted IDLE under `now`. */
+function noted(now: Skippable): SameFrames {
+  const same = new SameFrames();
+  same.forgetUnless(now);
+  const { chunk } = chunkOf([IDLE]);
+  expect(now.idleBar(chunk, 0, chunk.length - 1)).toBe(true);
+  same.note(chunk, 0, chunk.length - 1);
+  return same;
+}
+
+/** Whether SameFrames passes `line` (a line of its own). */
+function passes(same: SameFrames, line: string): boolean {
+  const { chunk } = chunkOf([line]);
+  return same.passFrom(chunk, 0, chunk.length) === chunk.length;
+}
+
+describe('SameFrames', () => {
+  it('passes a burst of the frame with other rates, and stops at the first line that is not one', () => {
+    const now = reading();
+    const same = noted(now);
+    const burst = [frame(6, '00:03', '00:27,  1.71it/s'), frame(6, '00:03', '00:24,  1.95it/s'), IDLE];
+    const { chunk, starts } = chunkOf([...burst, frame(7, '00:03', '00:24,  1.95it/s'), ...burst]);
+    for (let k = 0; k < burst.length; k++) expect(now.idleBar(chunk, starts[k]!, starts[k + 1]! - 1)).toBe(true);
+    expect(same.passFrom(chunk, 0, chunk.length)).toBe(starts[3]);
+    // A line cut by the range's end is never passed.
+    expect(same.passFrom(chunk, 0, starts[2]! + 10)).toBe(starts[2]);
+  });
+
+  it('stops at what core would read: another second or count, glued text, a `\\r`, a rest too long or not tqdm\'s', () => {
+    const same = noted(reading());
+    for (const line of [
+      frame(6, '00:04', '00:25,  1.75it/s'),
+      frame(7, '00:03', '00:25,  1.75it/s'),
+      `${IDLE}[2025-04-20 14:03:13 TP0] Load weight end.`,
+      `${IDLE}\r`,
+      frame(6, '00:03', `00:25,${' '.repeat(60)}1.75it/s`),
+      frame(6, '00:03', '00:25, 1.75 shards/s'),
+      `${TAG.replace('3', '4')}${IDLE.slice(TAG.length)}`,
+    ]) {
+      expect(passes(same, line), line).toBe(false);
+    }
+  });
+
+  it('never passes a line core would not let go, over thousands of lines made from the frame', () => {
+    const now = reading();
+    const same = noted(now);
+    const random = randomFloats(26);
+    const alphabet = '0123456789:?,./its ]<[\rxA\u001b';
+    let passed = 0;
+    for (let n = 0; n < 4000; n++) {
+      const chars = [...IDLE];
+      for (let edits = 1 + Math.floor(random() * 3); edits > 0; edits--) {
+        // Most edits in the rest after `<`, where lines of the burst differ; some anywhere.
+        const from = random() < 0.8 ? IDLE.indexOf('<') + 1 : 0;
+        const at = from + Math.floor(random() * (chars.length + 1 - from));
+        const char = alphabet[Math.floor(random() * alphabet.length)]!;
+        const how = random();
+        if (how < 0.4) chars.splice(at, 1, char);
+        else if (how < 0.8) chars.splice(at, 0, char);
+        else chars.splice(at, 1);
+      }
+      const line = chars.join('');
+      if (line.includes('\n')) continue;
+      if (!passes(same, line)) continue;
+      passed++;
+      const bytes = Buffer.from(line);
+      expect(now.idleBar(bytes, 0, bytes.length), line).toBe(true);
+    }
+    // The check means something: many of the lines were passed.
+    expect(passed).toBeGreaterThan(400);
+  });
+
+  it('forgets its frames when core gives another answer (a line was read)', () => {
+    const now = reading();
+    const same = noted(now);
+    expect(passes(same, IDLE)).toBe(true);
+    same.forgetUnless(now);
+    expect(passes(same, IDLE)).toBe(true);
+    same.forgetUnless(reading());
+    expect(passes(same, IDLE)).toBe(false);
+  });
+});
