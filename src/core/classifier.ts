@@ -3,6 +3,7 @@
  * events; the clock is always an argument, so replay (log time) and live watching (wall time)
  * run the very same code.
  */
+import { BarTemplates } from './bar-templates.js';
 import { budgetFor, budgetMsFor, type BudgetOptions } from './budgets.js';
 import type { Budget, ClassifierEvent, LogLine, Verdict } from './events.js';
 import { KnownBars } from './known-bars.js';
@@ -63,6 +64,8 @@ export class Classifier {
   private step: FollowStep | undefined;
   /** The bars read so far: a later frame of one is recognised without the rules (known-bars.ts). */
   private readonly bars = new KnownBars();
+  /** What the rules matched in each bar's frame read last: its later frames are matched from it (bar-templates.ts). */
+  private readonly templates = new BarTemplates();
   private lineNo = 0;
   /** Changes whenever an answer of `idleBarFrame` may have (see `idleEpoch`). */
   private idleEpochNow = nextIdleEpoch();
@@ -117,18 +120,24 @@ export class Classifier {
     return !match.frame.time && !acts(match) && lineMessage(this.pack.inference.messages, match.frame.body, match.frame.level) === undefined;
   };
 
-  /** Parses and matches one guarded frame (a repeated frame from memory: see `lastText`). */
+  /**
+   * Parses and matches one guarded frame (a repeated frame from memory: see `lastText`; a known
+   * bar's frame that moved only its elapsed time, from the bar's template: bar-templates.ts).
+   */
   read(text: string): FrameMatch {
     if (this.lastMatch !== undefined && this.lastText === text) return this.lastMatch;
-    const match = matchFrame(this.pack, parseFrame(text, this.pack.prefixes));
+    const known = this.bars.size > 0 ? this.bars.recognize(text, 0, text.length) : undefined;
+    const match = (known && this.templates.read(known, text)) ?? matchFrame(this.pack, parseFrame(text, this.pack.prefixes));
     if (redrawn(match)) {
       this.lastText = text;
       this.lastMatch = match;
-      const bar = loneBar(match);
-      if (bar) {
-        this.bars.learn(text, bar, bar.countersAt);
+      const hit = known === undefined ? loneBar(match) : undefined;
+      if (hit) {
+        this.bars.learn(text, hit, hit.countersAt);
         this.idleEpochNow = nextIdleEpoch();
       }
+      const bar = known ?? (hit && this.bars.recognize(text, 0, text.length));
+      if (bar && loneBar(match)) this.templates.remember(bar, text, match);
     }
     return match;
   }
