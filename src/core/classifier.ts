@@ -67,8 +67,9 @@ export class Classifier {
   /** What the rules matched in each bar's frame read last: its later frames are matched from it (bar-templates.ts). */
   private readonly templates = new BarTemplates();
   private lineNo = 0;
-  /** Changes whenever an answer of `idleBarFrame` may have (see `idleEpoch`). */
+  /** Changes whenever an answer of `idleBarFrame` may have (see `idleEpoch`), and what it was given for. */
   private idleEpochNow = nextIdleEpoch();
+  private readonly idleInputs: { run: RunState | undefined; barMoves: number; barsVersion: number; scope: QuietScope | undefined | null } = { run: undefined, barMoves: -1, barsVersion: -1, scope: null };
   private seq = 0;
   private readonly nextSeq = (): number => this.seq++;
 
@@ -132,10 +133,7 @@ export class Classifier {
       this.lastText = text;
       this.lastMatch = match;
       const hit = known === undefined ? loneBar(match) : undefined;
-      if (hit) {
-        this.bars.learn(text, hit, hit.countersAt);
-        this.idleEpochNow = nextIdleEpoch();
-      }
+      if (hit) this.bars.learn(text, hit, hit.countersAt);
       const bar = known ?? (hit && this.bars.recognize(text, 0, text.length));
       if (bar && loneBar(match)) this.templates.remember(bar, text, match);
     }
@@ -190,7 +188,6 @@ export class Classifier {
   }
 
   private apply(match: FrameMatch, now: number, lineNo: number, stream: string | undefined): ClassifierEvent[] {
-    this.idleEpochNow = nextIdleEpoch();
     this.lineNo = lineNo;
     const frame = match.frame;
     if (frame.body.trim() === '') return [];
@@ -245,22 +242,27 @@ export class Classifier {
   }
 
   /**
-   * Stays the same while every answer of `idleBarFrame` stays the same: it changes with every
-   * frame applied, every bar learned and every tick that gave an event, never with an unread bar
-   * frame (`passBarFrame`). Unique among all classifiers, so a reader may remember answers by it.
+   * Stays the same while every answer of `idleBarFrame` stays the same: while what it reads does
+   * (the bars known, the run and where its bars were read, `quietScope`). A line read that moved
+   * no bar and changed no scope (a log line between bursts of bars, an unread bar frame read as
+   * the last line) leaves it. Unique among all classifiers, so a reader may remember answers by it.
    */
   get idleEpoch(): number {
+    const run = this.run;
+    const scope = this.quietScope();
+    const inputs = this.idleInputs;
+    if (inputs.run !== run || inputs.barMoves !== run.barMoves || inputs.barsVersion !== this.bars.version || inputs.scope !== scope) {
+      inputs.run = run;
+      inputs.barMoves = run.barMoves;
+      inputs.barsVersion = this.bars.version;
+      inputs.scope = scope;
+      this.idleEpochNow = nextIdleEpoch();
+    }
     return this.idleEpochNow;
   }
 
   /** Lets time pass: held verdicts settle, stalls are found. */
   tick(now: number): ClassifierEvent[] {
-    const events = this.tickEvents(now);
-    if (events !== NO_EVENTS) this.idleEpochNow = nextIdleEpoch();
-    return events;
-  }
-
-  private tickEvents(now: number): ClassifierEvent[] {
     const run = this.run;
     if (run.verdict || run.startedAt === undefined) return NO_EVENTS;
     if (run.pendingReady && now - run.pendingReady.at >= run.pendingReady.holdMs) {

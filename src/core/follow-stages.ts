@@ -42,6 +42,7 @@ const MAX_BAR_POSITIONS = 256;
  * event says so when it changes (not at every rank's step).
  */
 export function followProgress(run: RunState, pack: CompiledPack, hit: ProgressHit, line: LogLine, events: ClassifierEvent[]): boolean {
+  run.barMoves++;
   if (hit.rule.stage && pack.stageRank[hit.rule.stage] > pack.stageRank[run.stage]) {
     enterStage(run, pack, { stage: hit.rule.stage, rule: hit.rule.id, line }, events);
   }

@@ -65,6 +65,7 @@ const CLOSE = 0x5d;
 
 export class KnownBars {
   private bars: KnownBar[] = [];
+  private changes = 0;
   /** The numbers of the tail read last (reused: nothing is allocated per frame). */
   private readonly values = new Float64Array(MAX_NUMBERS);
   readonly reading: BarReading = { current: 0, elapsedS: -1 };
@@ -82,6 +83,11 @@ export class KnownBars {
 
   get size(): number {
     return this.bars.length;
+  }
+
+  /** Changes whenever a bar is learned or forgotten. */
+  get version(): number {
+    return this.changes;
   }
 
   /**
@@ -103,6 +109,7 @@ export class KnownBars {
     if (this.recognizeAs(bar, this.scratch, 0, bytes) === undefined) return;
     // The newest first: a start draws its bars one stage after another.
     this.bars.unshift(bar);
+    this.changes++;
     if (this.bars.length > MAX_BARS) this.bars.pop();
     this.sharedHead = sharedStart(this.bars);
   }
@@ -110,6 +117,7 @@ export class KnownBars {
   /** Forgets every bar (a new run of the server). */
   clear(): void {
     if (this.bars.length > 0) this.bars = [];
+    this.changes++;
     this.sharedHead = 0;
   }
 

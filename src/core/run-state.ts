@@ -20,6 +20,8 @@ export interface RunState {
   barPositions: Map<string, BarPosition>;
   /** Each bar's (ProgressHit.bar) last rank that named itself: a frame that names no one is its (follow-stages.ts rankKey). */
   barRanks: Map<string, string>;
+  /** Counts the progress hits applied: changes whenever barPositions or barRanks may have (Classifier.idleEpoch). */
+  barMoves: number;
   heartbeats: Map<string, number>;
   candidates: Candidate[];
   symptoms: Evidence[];
@@ -80,6 +82,7 @@ export function newRun(): RunState {
     progress: undefined,
     barPositions: new Map(),
     barRanks: new Map(),
+    barMoves: 0,
     heartbeats: new Map(),
     candidates: [],
     symptoms: [],

@@ -16,9 +16,11 @@
  */
 import type { Skippable } from '../../core/skippable.js';
 import { occursAt } from './byte-literal-scanner.js';
+import { FRAME_MAX_BYTES, FRAME_SLOT, FRAME_TABLE_BYTES, MAX_TABLE_FRAMES, RATE_CLASS_AT } from './wasm/pass-frames-kernel.js';
+import { scanMemory } from './wasm/scan-memory.js';
 
 /** Frames remembered at once: a burst's ranks (8 for TP=8), with room for a second bar each. */
-const MAX_FRAMES = 16;
+const MAX_FRAMES = MAX_TABLE_FRAMES;
 /** The `]` of `remaining, rate]` at most this far after the `<` (known-bars.ts MAX_AFTER_ELAPSED). */
 const MAX_AFTER_ELAPSED = 48;
 const LF = 10;
@@ -40,24 +42,34 @@ export class SameFrames {
   /** A view of the memory the lines were last given in (a chunk's: asked for once per chunk, not per line). */
   private view: DataView | undefined;
   private viewOf: ArrayBufferLike | undefined;
+  /** The frames as the pass_frames kernel reads them (pass-frames-kernel.ts), and its version. */
+  private readonly table = newTable();
+  private readonly tableWords = new DataView(this.table.buffer);
+  private tableVersion = 0;
 
   /** Forgets the frames unless core's answers are still those they were let go under (Skippable.idleEpoch). */
   forgetUnless(now: Skippable): void {
     if (now.idleEpoch === this.epoch) return;
     this.epoch = now.idleEpoch;
-    if (this.frames.length > 0) this.frames = [];
+    if (this.frames.length > 0) {
+      this.frames = [];
+      this.writeTable(0);
+    }
   }
 
   /** Remembers the line `chunk[start, end)` that core just let go (a known bar's idle frame). */
   note(chunk: Uint8Array, start: number, end: number): void {
     const lt = elapsedLt(chunk, start, end);
-    if (lt === -1) return;
+    if (lt === -1 || lt + 1 - start > FRAME_MAX_BYTES) return;
     for (const { bytes } of this.frames) if (bytes.length === lt + 1 - start && occursAt(chunk, start, bytes)) return;
-    if (this.frames.length >= MAX_FRAMES) this.frames.shift();
+    const full = this.frames.length >= MAX_FRAMES;
+    if (full) this.frames.shift();
     const bytes = Buffer.from(chunk.subarray(start, lt + 1));
     const words = new Int32Array(bytes.length >> 2);
     for (let k = 0; k < words.length; k++) words[k] = bytes.readInt32LE(k * 4);
     this.frames.push({ bytes, words });
+    // Added last: only its slot and the count change, unless the oldest went.
+    this.writeTable(full ? 0 : this.frames.length - 1);
   }
 
   /** Whether the frame `chunk[start, end)` (`end`: its `\r`) is one remembered. */
@@ -80,6 +92,8 @@ export class SameFrames {
   passFrom(chunk: Uint8Array, from: number, limit: number): number {
     const frames = this.frames;
     if (frames.length === 0) return from;
+    // In the kernels' memory the kernel walks the lines (16 bytes a compare, no call per line).
+    if (scanMemory?.holds(chunk)) return scanMemory.passFrames(scanMemory.frameTable(this, this.tableVersion, this.table), chunk, from, limit);
     const view = this.viewOfMemory(chunk);
     const base = chunk.byteOffset;
     let at = from;
@@ -96,6 +110,19 @@ export class SameFrames {
       break;
     }
     return at;
+  }
+
+  /** The frames from `from` on into the kernel's table, and their count: a new version of it. */
+  private writeTable(from: number): void {
+    const table = this.table;
+    const words = this.tableWords;
+    words.setInt32(0, this.frames.length, true);
+    for (let k = from; k < this.frames.length; k++) {
+      const { bytes } = this.frames[k]!;
+      words.setInt32(16 + k * FRAME_SLOT, bytes.length, true);
+      table.set(bytes, 32 + k * FRAME_SLOT);
+    }
+    this.tableVersion++;
   }
 
   private viewOfMemory(chunk: Uint8Array): DataView {
@@ -151,6 +178,13 @@ function elapsedLt(chunk: Uint8Array, start: number, end: number): number {
   if (open < start) return -1;
   for (let at = open + 1; at < end; at++) if (chunk[at] === LT) return at;
   return -1;
+}
+
+/** A kernel's table with no frames, its rate units marked. */
+function newTable(): Uint8Array {
+  const table = new Uint8Array(FRAME_TABLE_BYTES);
+  for (let unit = 0; unit < 256; unit++) table[RATE_CLASS_AT + unit] = isRateUnit(unit) ? 1 : 0;
+  return table;
 }
 
 /** `00:25,  1.75it/s`, `?, ?it/s`, `26.68s/it`: digits, blanks, `:?,./` and the letters of `it/s` (known-bars.ts). */

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { Session } from '../../../src/core/session.js';
 import type { Skippable } from '../../../src/core/skippable.js';
 import { SameFrames } from '../../../src/io/fast-path/same-frames.js';
+import { scanMemory } from '../../../src/io/fast-path/wasm/scan-memory.js';
 import { shippedPack } from '../../helpers/classify.js';
 import { randomFloats } from '../../hostile/random.js';
 
@@ -106,6 +107,57 @@ describe('SameFrames', () => {
     }
     // The check means something: many of the lines were passed.
     expect(passed).toBeGreaterThan(400);
+  });
+
+  it("in the kernels' memory, the pass_frames kernel passes exactly the lines JavaScript passes", () => {
+    expect(scanMemory).not.toBeNull();
+    const now = reading();
+    const same = noted(now);
+    // A second rank's frame too: the kernel tries the frames newest first, as JavaScript does.
+    const other = IDLE.replace('TP3 pid=41203', 'TP5 pid=41205');
+    const { chunk: otherChunk } = chunkOf([other]);
+    same.note(otherChunk, 0, otherChunk.length - 1);
+    const random = randomFloats(126);
+    const alphabet = '0123456789:?,./its ]<\r\nxA';
+    const line = (): string => {
+      const base = random() < 0.5 ? IDLE : other;
+      if (random() < 0.3) return base.replace('1.75', (1 + random()).toFixed(2));
+      // Around the bound on the rest's length (the ']' at most 48 bytes after the '<').
+      if (random() < 0.3) return base.replace(',  ', `,${' '.repeat(25 + Math.floor(random() * 15))}`);
+      const chars = [...base];
+      const at = base.indexOf('<') - 3 + Math.floor(random() * (base.length - base.indexOf('<') + 4));
+      chars.splice(at, random() < 0.5 ? 1 : 0, alphabet[Math.floor(random() * alphabet.length)]!);
+      return chars.join('') + ' '.repeat(random() < 0.2 ? 2 : 0);
+    };
+    let passedLines = 0;
+    for (let n = 0; n < 500; n++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 12) }, line).join('\n') + '\n';
+      const plain = Buffer.from(text);
+      const inMemory = scanMemory!.place(plain)!;
+      expect(scanMemory!.holds(inMemory)).toBe(true);
+      const limit = plain.length - Math.floor(random() * 4);
+      const passed = same.passFrom(plain, 0, limit);
+      expect(same.passFrom(inMemory, 0, limit), JSON.stringify(text)).toBe(passed);
+      passedLines += plain.subarray(0, passed).filter((byte) => byte === 10).length;
+    }
+    expect(passedLines).toBeGreaterThan(300);
+  });
+
+  it("core's idleEpoch stays across a line that moves no bar, and changes when one moves or the scope does", () => {
+    const session = new Session({ packs: [shippedPack('sglang')], family: 'sglang' });
+    for (const line of ['[2025-04-20 14:03:12 TP0] Load weight begin. avail mem=15.27 GB', frame(0, '00:00', '?, ?it/s'), frame(5, '00:02', '00:30,  1.70it/s')]) session.push(line);
+    const epoch = (): number => session.skippable()!.idleEpoch;
+    const first = epoch();
+    expect(epoch()).toBe(first);
+    session.push('node01:41200:41900 [0] NCCL INFO Channel 08/0 : 0[0] -> 1[1] via P2P/IPC');
+    expect(epoch()).toBe(first);
+    session.push(frame(6, '00:03', '00:26,  1.80it/s'));
+    const moved = epoch();
+    expect(moved).not.toBe(first);
+    // A traceback opens: nothing may go unread now.
+    session.push('Traceback (most recent call last):');
+    expect(session.skippable()!.scope).toBeUndefined();
+    expect(epoch()).not.toBe(moved);
   });
 
   it('forgets its frames when core gives another answer (a line was read)', () => {

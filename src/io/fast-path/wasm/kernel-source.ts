@@ -7,6 +7,7 @@
  * of the memory that bytes are scanned in has that much room after it.
  */
 import type { WatFunction } from './assemble-wat.js';
+import { passFrames } from './pass-frames-kernel.js';
 
 /** Bytes a kernel may read past the end of the range it scans. */
 export const KERNEL_SLACK = 32;
@@ -316,4 +317,4 @@ const findBlock = (stamps: boolean): WatFunction => ({
   `,
 });
 
-export const KERNELS: readonly WatFunction[] = [countLf, findBlock(false), findBlock(true)];
+export const KERNELS: readonly WatFunction[] = [countLf, findBlock(false), findBlock(true), passFrames];

@@ -10,6 +10,7 @@
  *   word tables   TABLE_SLOTS x 256 KiB   the probe tables of ChunkLiteralScanner, copied in
  *   pair masks    MASK_SLOTS x 64 bytes   Teddy masks, copied in
  *   out           8 bytes                 what find_block found in its block
+ *   frame tables  FRAME_SLOTS x ~4.6 KiB  the frames of same-frames.ts, copied in (pass_frames)
  *   scratch       SCRATCH_BYTES           a copy of a chunk from elsewhere
  *   read buffers  READ_LEASES x 2 x READ_BUFFER_BYTES
  * Tables and masks are kept per owner (a scanner) and version, and copied in again only when a
@@ -21,6 +22,7 @@
  */
 import { assembleWat } from './assemble-wat.js';
 import { KERNEL_SLACK, KERNELS, WORD_TABLE_BITS } from './kernel-source.js';
+import { FRAME_TABLE_BYTES } from './pass-frames-kernel.js';
 
 export const TABLE_BYTES = 1 << WORD_TABLE_BITS;
 export const MASK_BYTES = 64;
@@ -34,15 +36,20 @@ export const SCRATCH_BYTES = 1 << 20;
 export const READ_BUFFER_BYTES = 1 << 22;
 const TABLE_SLOTS = 4;
 const MASK_SLOTS = 16;
+/** Frame tables: one per SameFrames in use (the quiet lines' of each reader). */
+const FRAME_SLOTS = 4;
 const READ_LEASES = 2;
 const PAGE = 1 << 16;
 /** Room after each region for a kernel's reads past its end (KERNEL_SLACK), keeping regions 64-byte aligned. */
 const REGION_ROOM = 64;
+/** A frame table's slot, 64-byte aligned. */
+const FRAME_TABLE_SLOT = Math.ceil(FRAME_TABLE_BYTES / 64) * 64;
 
 interface Kernels {
   count_lf(p: number, end: number): number;
   find_block(table: number, masks: number, out: number, p: number, end: number): number;
   find_block_stamps(table: number, masks: number, out: number, p: number, end: number): number;
+  pass_frames(table: number, p: number, limit: number): number;
 }
 
 interface Slot {
@@ -100,6 +107,7 @@ export class ScanMemory {
   private kernels: Kernels | null | undefined;
   private readonly tables: SlotPool;
   private readonly masks: SlotPool;
+  private readonly frameTables: SlotPool;
   private readonly scratch: number;
   private readonly out: number;
   /** What the last findBlock found in its block (see find_block): pair bits 0-15, a bit 16 + k for its word k. */
@@ -112,7 +120,8 @@ export class ScanMemory {
     const tables = 0;
     const masks = tables + TABLE_SLOTS * TABLE_BYTES + REGION_ROOM;
     this.out = masks + MASK_SLOTS * MASK_BYTES + REGION_ROOM;
-    this.scratch = this.out + REGION_ROOM;
+    const frameTables = this.out + REGION_ROOM;
+    this.scratch = frameTables + FRAME_SLOTS * FRAME_TABLE_SLOT;
     let end = this.scratch + SCRATCH_BYTES + REGION_ROOM;
     for (let k = 0; k < READ_LEASES; k++) {
       this.leases.push({ at: end, taken: false });
@@ -125,6 +134,7 @@ export class ScanMemory {
     this.words = new Uint32Array(this.memory.buffer);
     this.tables = new SlotPool(this.bytes, tables, TABLE_BYTES, TABLE_SLOTS);
     this.masks = new SlotPool(this.bytes, masks, MASK_BYTES, MASK_SLOTS);
+    this.frameTables = new SlotPool(this.bytes, frameTables, FRAME_TABLE_SLOT, FRAME_SLOTS);
   }
 
   /** Whether `chunk` lies in this memory and the kernels can scan it where it is. */
@@ -175,6 +185,19 @@ export class ScanMemory {
   /** The address of the 64-byte Teddy masks of `owner`, copied in if needed. */
   pairMasks(owner: object, version: number, masks: Uint8Array): number {
     return this.masks.resident(owner, version, masks);
+  }
+
+  /** The address of a frame table (pass-frames-kernel.ts) of `owner` (a SameFrames), copied in if needed. */
+  frameTable(owner: object, version: number, table: Uint8Array): number {
+    return this.frameTables.resident(owner, version, table);
+  }
+
+  /**
+   * Where the first line at or after `start` (a line start) begins that is none of the table's
+   * frames with tqdm's rest (pass_frames), before `limit`; `chunk` lies in this memory.
+   */
+  passFrames(table: number, chunk: Uint8Array, start: number, limit: number): number {
+    return this.kernels!.pass_frames(table, chunk.byteOffset + start, chunk.byteOffset + limit) - chunk.byteOffset;
   }
 
   /** The `\n` bytes in `chunk[start, end)`; `chunk` lies in this memory (`holds` said so). */
