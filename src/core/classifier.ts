@@ -51,6 +51,12 @@ const QUIET_MIN_BUDGET_MS = 1_000;
 /** After a line saying the server is exiting, the last words (an exit code) follow within this. */
 const FINAL_SETTLE_MS = 3_000;
 
+/** The log clock as a classifier's bars see it (Timeline): whether a bar's frame would move it, and a number that changes whenever that answer may. */
+export interface BarClock {
+  moves(key: string, elapsedMs: number): boolean;
+  readonly clockEpoch: number;
+}
+
 export class Classifier {
   private run: RunState = newRun();
   /**
@@ -69,7 +75,8 @@ export class Classifier {
   private lineNo = 0;
   /** Changes whenever an answer of `idleBarFrame` may have (see `idleEpoch`), and what it was given for. */
   private idleEpochNow = nextIdleEpoch();
-  private readonly idleInputs: { run: RunState | undefined; barMoves: number; barsVersion: number; scope: QuietScope | undefined | null } = { run: undefined, barMoves: -1, barsVersion: -1, scope: null };
+  private readonly idleInputs: { run: RunState | undefined; barMoves: number; barsVersion: number; scope: QuietScope | undefined | null; clock: number } = { run: undefined, barMoves: -1, barsVersion: -1, scope: null, clock: -1 };
+  private barClock: BarClock | undefined;
   private seq = 0;
   private readonly nextSeq = (): number => this.seq++;
 
@@ -145,23 +152,32 @@ export class Classifier {
    * a frame of a bar already read, of the same rank (known-bars.ts finds it without the rules,
    * allocating nothing), that moved nothing but its rate and time left, or its count more often
    * than tqdm draws by default (10 frames a second of the bar's own elapsed time). So a rank's
-   * bar is read when its elapsed second changes (the log clock reads it), when it starts over or
-   * completes, and at each step up to that rate: every progress a real bar shows, a bounded
-   * number of reads however fast a flood redraws it. Unread, it would have changed no more than
-   * the run's last line. Never while the run cannot skip a line (a verdict waits on a timer, a
-   * traceback is open: `quietScope`) or `explain` watches.
+   * bar is read when its elapsed second changes and the log clock would follow it (`barClock`:
+   * of 8 ranks' bars moving to the next second, most often only the first moves the clock), when
+   * it starts over or completes, and at each step up to that rate: every progress a real bar
+   * shows, a bounded number of reads however fast a flood redraws it. Unread, it would have
+   * changed no more than the run's last line (and the second its position was read at, which
+   * only this function reads). Never while the run cannot skip a line (a verdict waits on a
+   * timer, a traceback is open: `quietScope`) or `explain` watches.
    */
   readonly idleBarFrame = (source: string | Uint8Array, start: number, end: number): boolean => {
     if (this.bars.size === 0 || this.options.observer !== undefined) return false;
     const bar = this.bars.recognize(source, start, end);
     if (bar === undefined || this.quietScope() === undefined) return false;
     const run = this.run;
-    const seen = run.barPositions.get(bar.anonymous ? (run.barRanks.get(bar.bar) ?? bar.key) : bar.key);
+    const key = bar.anonymous ? (run.barRanks.get(bar.bar) ?? bar.key) : bar.key;
+    const seen = run.barPositions.get(key);
     if (seen === undefined) return false;
     const { current, elapsedS } = this.bars.reading;
+    if (elapsedS > seen.elapsedS && seen.elapsedS > 0 && current === seen.current) return this.barClock?.moves(key, elapsedS * 1000) === false;
     if (elapsedS !== seen.elapsedS || elapsedS === 0 || current < seen.current) return false;
     return current === seen.current || (elapsedS >= 0 && seen.reads >= BAR_READS_PER_SECOND && current !== bar.total);
   };
+
+  /** How the bars' elapsed times fall on the log clock, from the timeline that drives this classifier (see idleBarFrame). */
+  followClock(clock: BarClock): void {
+    this.barClock = clock;
+  }
 
   /** Whether the frame `source[start, end)` is a frame of a bar already read, whatever it moved (Skippable.barFrame). */
   readonly knownBarFrame = (source: string | Uint8Array, start: number, end: number): boolean => this.bars.recognize(source, start, end) !== undefined;
@@ -243,7 +259,7 @@ export class Classifier {
 
   /**
    * Stays the same while every answer of `idleBarFrame` stays the same: while what it reads does
-   * (the bars known, the run and where its bars were read, `quietScope`). A line read that moved
+   * (the bars known, the run and where its bars were read, `quietScope`, the log clock). A line read that moved
    * no bar and changed no scope (a log line between bursts of bars, an unread bar frame read as
    * the last line) leaves it. Unique among all classifiers, so a reader may remember answers by it.
    */
@@ -251,11 +267,13 @@ export class Classifier {
     const run = this.run;
     const scope = this.quietScope();
     const inputs = this.idleInputs;
-    if (inputs.run !== run || inputs.barMoves !== run.barMoves || inputs.barsVersion !== this.bars.version || inputs.scope !== scope) {
+    const clock = this.barClock?.clockEpoch ?? 0;
+    if (inputs.run !== run || inputs.barMoves !== run.barMoves || inputs.barsVersion !== this.bars.version || inputs.scope !== scope || inputs.clock !== clock) {
       inputs.run = run;
       inputs.barMoves = run.barMoves;
       inputs.barsVersion = this.bars.version;
       inputs.scope = scope;
+      inputs.clock = clock;
       this.idleEpochNow = nextIdleEpoch();
     }
     return this.idleEpochNow;

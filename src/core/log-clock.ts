@@ -62,6 +62,12 @@ export class LogClock {
     return this.advanceTo(at);
   }
 
+  /** Whether observeBar(key, elapsedMs) would change the clock (move it, or set the bar's start). */
+  barMoves(key: string, elapsedMs: number): boolean {
+    const start = this.bars.get(key);
+    return start === undefined || elapsedMs === 0 || start + elapsedMs > this.now;
+  }
+
   /**
    * A tqdm bar reports its own elapsed time: frames that share one physical line (and so one
    * timestamp) still show the bar moving. `key` identifies the bar.

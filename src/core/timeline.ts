@@ -3,7 +3,7 @@
  * fields). Given wall-clock readings as well, it runs live: log time while lines catch up,
  * wall time across the silences in between. Pure: every clock reading is an argument.
  */
-import type { Classifier } from './classifier.js';
+import type { BarClock, Classifier } from './classifier.js';
 import type { ClassifierEvent } from './events.js';
 import { cutGlued, guardFrame, guardFrames, gluedAfterBar, hasEscape } from './line-guard.js';
 import { LogClock } from './log-clock.js';
@@ -28,7 +28,7 @@ interface PushOptions {
 /** Log timestamps have one-second resolution. */
 const CLOCK_RESOLUTION_MS = 1000;
 
-export class Timeline {
+export class Timeline implements BarClock {
   readonly clock = new LogClock();
   private lineNo = 0;
   private lastNow = 0;
@@ -50,7 +50,14 @@ export class Timeline {
    */
   private lineFormat: string | undefined;
 
-  constructor(readonly classifier: Classifier) {}
+  constructor(readonly classifier: Classifier) {
+    classifier.followClock(this);
+  }
+
+  /** Whether a frame of the bar `key` (its rank's) at `elapsedMs` would move the clock (Classifier.idleBarFrame). */
+  moves(key: string, elapsedMs: number): boolean {
+    return this.clock.barMoves(key, elapsedMs);
+  }
 
   /**
    * The last line pushed was one progress-bar frame that, pushed again byte for byte, would
