@@ -146,6 +146,12 @@ class Sniffed implements Step {
 
   async push(chunk: Buffer): Promise<Buffer[]> {
     if (this.#steps) return run(this.#steps, chunk);
+    // Most often the first chunk tells at once: it goes on as it came, not copied (a read
+    // buffer in the kernels' memory stays there: io/fast-path/wasm/scan-memory.ts).
+    if (this.#head.length === 0 && enoughToTell(chunk.length, chunk)) {
+      this.#steps = this.choose(chunk);
+      return run(this.#steps, chunk);
+    }
     this.#head.push(Buffer.from(chunk));
     this.#bytes += chunk.length;
     return enoughToTell(this.#bytes, chunk) ? this.#decide() : [];
