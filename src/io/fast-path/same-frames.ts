@@ -72,6 +72,26 @@ export class SameFrames {
     this.writeTable(full ? 0 : this.frames.length - 1);
   }
 
+  /**
+   * In the kernels' memory: from the `\r` frame at `from` on, passes over the frames remembered
+   * (and empty ones) of the physical line that ends before `limit`, each but its last, as
+   * fast-line-reader.ts passes idle frames; returns where the first other frame begins, and
+   * says in `passed` how many it passed and where the last of them lies. -1 elsewhere: then ask
+   * `has` of each frame.
+   */
+  passCrFrames(chunk: Uint8Array, from: number, limit: number): number {
+    const memory = scanMemory;
+    if (this.frames.length === 0 || !memory?.holds(chunk)) return -1;
+    const at = memory.passFrames(memory.frameTable(this, this.tableVersion, this.table), chunk, from, limit, true);
+    this.passed.frames = memory.passedFrames;
+    this.passed.last = memory.lastPassed;
+    this.passed.lastEnd = memory.lastPassedEnd;
+    return at;
+  }
+
+  /** What the last passCrFrames passed (reused). */
+  readonly passed = { frames: 0, last: -1, lastEnd: -1 };
+
   /** Whether the frame `chunk[start, end)` (`end`: its `\r`) is one remembered. */
   has(chunk: Uint8Array, start: number, end: number): boolean {
     const frames = this.frames;
@@ -93,7 +113,7 @@ export class SameFrames {
     const frames = this.frames;
     if (frames.length === 0) return from;
     // In the kernels' memory the kernel walks the lines (16 bytes a compare, no call per line).
-    if (scanMemory?.holds(chunk)) return scanMemory.passFrames(scanMemory.frameTable(this, this.tableVersion, this.table), chunk, from, limit);
+    if (scanMemory?.holds(chunk)) return scanMemory.passFrames(scanMemory.frameTable(this, this.tableVersion, this.table), chunk, from, limit, false);
     const view = this.viewOfMemory(chunk);
     const base = chunk.byteOffset;
     let at = from;

@@ -143,6 +143,39 @@ describe('SameFrames', () => {
     expect(passedLines).toBeGreaterThan(300);
   });
 
+  it("in the kernels' memory, the kernel passes the `\\r` frames of a line that `has` would, each but the last", () => {
+    const now = reading();
+    const same = noted(now);
+    const random = randomFloats(226);
+    const frames = [IDLE, IDLE.replace('1.75', '1.80'), IDLE.replace('00:03', '00:04'), `${IDLE}x`, '', IDLE.replace(',  ', `,${' '.repeat(40)}`)];
+    let passedFrames = 0;
+    for (let n = 0; n < 400; n++) {
+      const count = 1 + Math.floor(random() * 8);
+      const pieces = Array.from({ length: count }, () => frames[Math.floor(random() * (random() < 0.7 ? 2 : frames.length))]!);
+      const text = `\r${pieces.join('\r')}${random() < 0.8 ? '\n' : ''}`;
+      const plain = Buffer.from(text);
+      const inMemory = scanMemory!.place(plain)!;
+      const end = plain.length;
+      // What fast-line-reader.ts's loop passes, asking `has` of each frame.
+      let at = 1;
+      let expected = { frames: 0, last: -1, lastEnd: -1 };
+      for (;;) {
+        const cr = plain.indexOf(13, at);
+        if (cr < at || cr + 1 >= end || plain[cr + 1] === 10) break;
+        if (cr > at) {
+          if (!same.has(plain, at, cr)) break;
+          expected = { frames: expected.frames + 1, last: at, lastEnd: cr };
+        }
+        at = cr + 1;
+      }
+      expect(same.passCrFrames(inMemory, 1, end), JSON.stringify(text)).toBe(at);
+      expect(same.passed.frames).toBe(expected.frames);
+      if (expected.frames > 0) expect({ last: same.passed.last, lastEnd: same.passed.lastEnd }).toEqual({ last: expected.last, lastEnd: expected.lastEnd });
+      passedFrames += expected.frames;
+    }
+    expect(passedFrames).toBeGreaterThan(300);
+  });
+
   it("core's idleEpoch stays across a line that moves no bar, and changes when one moves or the scope does", () => {
     const session = new Session({ packs: [shippedPack('sglang')], family: 'sglang' });
     for (const line of ['[2025-04-20 14:03:12 TP0] Load weight begin. avail mem=15.27 GB', frame(0, '00:00', '?, ?it/s'), frame(5, '00:02', '00:30,  1.70it/s')]) session.push(line);

@@ -1,9 +1,13 @@
 /**
- * pass_frames(table, p, limit): same-frames.ts's passFrom in the kernels' memory. From the line
- * start `p` on, passes over the whole lines (each ending with a `\n` before `limit`) that are one
- * of the frames in the table up to their `<`, then tqdm's `remaining, rate]` (rate units only,
- * the `]` at most 48 bytes after the `<`) and blanks; returns where the first other line begins.
- * The frames are tried newest first, as in JavaScript, and compared 16 bytes a step.
+ * pass_frames(table, p, limit, cr, out): same-frames.ts's passFrom in the kernels' memory. From
+ * the line start `p` on, passes over the whole lines (each ending with a `\n` before `limit`)
+ * that are one of the frames in the table up to their `<`, then tqdm's `remaining, rate]` (rate
+ * units only, the `]` at most 48 bytes after the `<`) and blanks; returns where the first other
+ * line begins. The frames are tried newest first, as in JavaScript, and compared 16 bytes a step.
+ * With `cr` (1), the same for the `\r` frames of one physical line (fast-line-reader.ts): each
+ * ends with a `\r` that another byte follows before `limit`, not a `\n`; an empty frame (a `\r`
+ * at once) is passed too. At `out` it stores how many frames it passed (empty ones aside), where
+ * the last began (-1: none) and where it ended (its `\r` or `\n`; only when there was one).
  *
  * The table (FRAME_TABLE_BYTES, written by JavaScript: same-frames.ts):
  *   +0                   the number of frames (at most MAX_TABLE_FRAMES)
@@ -21,19 +25,57 @@ export const FRAME_TABLE_BYTES = RATE_CLASS_AT + 256;
 /** The `]` of `remaining, rate]` at most this far after the `<` (known-bars.ts MAX_AFTER_ELAPSED). */
 const MAX_AFTER_ELAPSED = 48;
 const LF = 10;
+const CR = 13;
 const SPACE = 32;
 const CLOSE = 93;
 
 export const passFrames: WatFunction = {
   name: 'pass_frames',
-  params: [['$table', 'i32'], ['$p', 'i32'], ['$limit', 'i32']],
+  params: [['$table', 'i32'], ['$p', 'i32'], ['$limit', 'i32'], ['$cr', 'i32'], ['$out', 'i32']],
   result: 'i32',
-  locals: [['$at', 'i32'], ['$k', 'i32'], ['$slot', 'i32'], ['$len', 'i32'], ['$i', 'i32'], ['$q', 'i32'], ['$tail', 'i32'], ['$u', 'i32']],
+  locals: [['$at', 'i32'], ['$k', 'i32'], ['$slot', 'i32'], ['$len', 'i32'], ['$i', 'i32'], ['$q', 'i32'], ['$tail', 'i32'], ['$u', 'i32'], ['$frames', 'i32'], ['$last', 'i32'], ['$lastEnd', 'i32'], ['$end', 'i32']],
   body: `
     local.get $p
     local.set $at
+    i32.const -1
+    local.set $last
+    ;; what ends a frame: CR or LF
+    i32.const ${LF}
+    local.set $end
+    local.get $cr
+    if
+      i32.const ${CR}
+      local.set $end
+    end
     block $done
       loop $lines
+        ;; an empty CR frame, when another byte but LF follows it
+        local.get $cr
+        if
+          local.get $at
+          i32.const 1
+          i32.add
+          local.get $limit
+          i32.lt_u
+          if
+            local.get $at
+            i32.load8_u offset=0
+            i32.const ${CR}
+            i32.eq
+            if
+              local.get $at
+              i32.load8_u offset=1
+              i32.const ${LF}
+              i32.eq
+              br_if $done
+              local.get $at
+              i32.const 1
+              i32.add
+              local.set $at
+              br $lines
+            end
+          end
+        end
         local.get $table
         i32.load offset=0
         local.set $k
@@ -116,7 +158,7 @@ export const passFrames: WatFunction = {
                 br $bytes
               end
             end
-            ;; the frame up to its '<': then rate units, ']', blanks, '\\n'
+            ;; the frame up to its '<': then rate units, ']', blanks, the end
             local.get $tail
             local.set $q
             loop $rate
@@ -160,9 +202,32 @@ export const passFrames: WatFunction = {
               local.get $q
               i32.load8_u offset=0
               local.tee $u
-              i32.const ${LF}
+              local.get $end
               i32.eq
               if
+                ;; a CR frame: another byte must follow before limit, and not LF
+                local.get $cr
+                if
+                  local.get $q
+                  i32.const 1
+                  i32.add
+                  local.get $limit
+                  i32.ge_u
+                  br_if $done
+                  local.get $q
+                  i32.load8_u offset=1
+                  i32.const ${LF}
+                  i32.eq
+                  br_if $done
+                end
+                local.get $at
+                local.set $last
+                local.get $q
+                local.set $lastEnd
+                local.get $frames
+                i32.const 1
+                i32.add
+                local.set $frames
                 local.get $q
                 i32.const 1
                 i32.add
@@ -179,6 +244,15 @@ export const passFrames: WatFunction = {
         end
       end
     end
+    local.get $out
+    local.get $frames
+    i32.store offset=0
+    local.get $out
+    local.get $last
+    i32.store offset=4
+    local.get $out
+    local.get $lastEnd
+    i32.store offset=8
     local.get $at
   `,
 };

@@ -9,7 +9,7 @@
  * Layout (every region a kernel scans has KERNEL_SLACK bytes of room after it):
  *   word tables   TABLE_SLOTS x 256 KiB   the probe tables of ChunkLiteralScanner, copied in
  *   pair masks    MASK_SLOTS x 64 bytes   Teddy masks, copied in
- *   out           8 bytes                 what find_block found in its block
+ *   out           12 bytes                what find_block found in its block, what pass_frames passed
  *   frame tables  FRAME_SLOTS x ~4.6 KiB  the frames of same-frames.ts, copied in (pass_frames)
  *   scratch       SCRATCH_BYTES           a copy of a chunk from elsewhere
  *   read buffers  READ_LEASES x 2 x READ_BUFFER_BYTES
@@ -49,7 +49,7 @@ interface Kernels {
   count_lf(p: number, end: number): number;
   find_block(table: number, masks: number, out: number, p: number, end: number): number;
   find_block_stamps(table: number, masks: number, out: number, p: number, end: number): number;
-  pass_frames(table: number, p: number, limit: number): number;
+  pass_frames(table: number, p: number, limit: number, cr: number, out: number): number;
 }
 
 interface Slot {
@@ -114,6 +114,10 @@ export class ScanMemory {
   found = 0;
   /** The stamp candidates of that block: bit k for a colon at its byte k with another 3 bytes on. */
   foundColons = 0;
+  /** What the last passFrames with `cr` passed: how many frames, where the last began (in its chunk), and where it ended. */
+  passedFrames = 0;
+  lastPassed = -1;
+  lastPassedEnd = -1;
   private readonly leases: { at: number; taken: boolean }[] = [];
 
   constructor() {
@@ -194,10 +198,20 @@ export class ScanMemory {
 
   /**
    * Where the first line at or after `start` (a line start) begins that is none of the table's
-   * frames with tqdm's rest (pass_frames), before `limit`; `chunk` lies in this memory.
+   * frames with tqdm's rest (pass_frames), before `limit`; with `cr`, the first `\r` frame of a
+   * physical line (`passedFrames`, `lastPassed` and `lastPassedEnd` then say what was passed).
+   * `chunk` lies in this memory.
    */
-  passFrames(table: number, chunk: Uint8Array, start: number, limit: number): number {
-    return this.kernels!.pass_frames(table, chunk.byteOffset + start, chunk.byteOffset + limit) - chunk.byteOffset;
+  passFrames(table: number, chunk: Uint8Array, start: number, limit: number, cr: boolean): number {
+    const base = chunk.byteOffset;
+    const at = this.kernels!.pass_frames(table, base + start, base + limit, cr ? 1 : 0, this.out) - base;
+    if (cr) {
+      const words = this.out >> 2;
+      this.passedFrames = this.words[words]!;
+      this.lastPassed = (this.words[words + 1]! | 0) - base;
+      this.lastPassedEnd = this.words[words + 2]! - base;
+    }
+    return at;
   }
 
   /** The `\n` bytes in `chunk[start, end)`; `chunk` lies in this memory (`holds` said so). */
