@@ -77,6 +77,8 @@ export class Classifier {
   private idleEpochNow = nextIdleEpoch();
   private readonly idleInputs: { run: RunState | undefined; barMoves: number; barsVersion: number; scope: QuietScope | undefined | null; clock: number } = { run: undefined, barMoves: -1, barsVersion: -1, scope: null, clock: -1 };
   private barClock: BarClock | undefined;
+  /** quietScope's answer since the last frame applied or verdict given (null: to be asked). */
+  private scopeMemo: QuietScope | undefined | null = null;
   private seq = 0;
   private readonly nextSeq = (): number => this.seq++;
 
@@ -193,6 +195,13 @@ export class Classifier {
    * from when the log merges several (`run`: stdout and stderr), whose tracebacks interleave.
    */
   feedMatch(match: FrameMatch, now: number, lineNo: number, stream?: string): ClassifierEvent[] {
+    const events = this.applyObserved(match, now, lineNo, stream);
+    // Whatever the frame changed, quietScope is asked afresh after it.
+    this.scopeMemo = null;
+    return events;
+  }
+
+  private applyObserved(match: FrameMatch, now: number, lineNo: number, stream: string | undefined): ClassifierEvent[] {
     const observer = this.options.observer;
     if (!observer) return this.apply(match, now, lineNo, stream);
     const before = this.run;
@@ -281,6 +290,13 @@ export class Classifier {
 
   /** Lets time pass: held verdicts settle, stalls are found. */
   tick(now: number): ClassifierEvent[] {
+    const events = this.dueEvents(now);
+    // A verdict that fell due changes the scope.
+    if (events !== NO_EVENTS) this.scopeMemo = null;
+    return events;
+  }
+
+  private dueEvents(now: number): ClassifierEvent[] {
     const run = this.run;
     if (run.verdict || run.startedAt === undefined) return NO_EVENTS;
     if (run.pendingReady && now - run.pendingReady.at >= run.pendingReady.holdMs) {
@@ -303,6 +319,7 @@ export class Classifier {
 
   /** The input ended (end of file, closed pipe): settle what can be settled, else `incomplete`. */
   end(now: number): ClassifierEvent[] {
+    this.scopeMemo = null;
     const run = this.run;
     if (run.verdict) return [];
     if (run.pendingReady) return [verdictEvent(readyVerdict(run, now, run.pendingReady.line))];
@@ -321,6 +338,12 @@ export class Classifier {
    * between two lines read together.
    */
   quietScope(): QuietScope | undefined {
+    // Asked at every bar frame looked at between two lines read, which change nothing it reads.
+    if (this.scopeMemo === null) this.scopeMemo = this.scopeNow();
+    return this.scopeMemo;
+  }
+
+  private scopeNow(): QuietScope | undefined {
     const run = this.run;
     if (run.startedAt === undefined) return undefined;
     if (run.verdict) return run.verdict.verdict === 'ready' ? 'afterReady' : 'always';
