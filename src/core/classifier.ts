@@ -171,7 +171,9 @@ export class Classifier {
     const seen = run.barPositions.get(key);
     if (seen === undefined) return false;
     const { current, elapsedS } = this.bars.reading;
-    if (elapsedS > seen.elapsedS && seen.elapsedS > 0 && current === seen.current) return this.barClock?.moves(key, elapsedS * 1000) === false;
+    // Only its second moved (or it stays at 0, where the clock takes its start again): unread
+    // when the clock would not move (or the start is the same).
+    if (current === seen.current && seen.elapsedS >= 0 && (elapsedS > seen.elapsedS || (elapsedS === 0 && seen.elapsedS === 0))) return this.barClock?.moves(key, elapsedS * 1000) === false;
     if (elapsedS !== seen.elapsedS || elapsedS === 0 || current < seen.current) return false;
     return current === seen.current || (elapsedS >= 0 && seen.reads >= BAR_READS_PER_SECOND && current !== bar.total);
   };

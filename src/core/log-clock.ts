@@ -62,10 +62,11 @@ export class LogClock {
     return this.advanceTo(at);
   }
 
-  /** Whether observeBar(key, elapsedMs) would change the clock (move it, or set the bar's start). */
+  /** Whether observeBar(key, elapsedMs) would change the clock (move it, or set the bar's start anew). */
   barMoves(key: string, elapsedMs: number): boolean {
     const start = this.bars.get(key);
-    return start === undefined || elapsedMs === 0 || start + elapsedMs > this.now;
+    if (start === undefined) return true;
+    return elapsedMs === 0 ? start !== this.now : start + elapsedMs > this.now;
   }
 
   /**

@@ -55,6 +55,18 @@ describe('bar frames left unread', () => {
     }, 180_000);
   }
 
+  it("change nothing when a bar drawn at 00:00 again after the clock moved takes its start anew", () => {
+    const fixture = readFileSync(`${repoRoot}/fixtures/sglang/23-gemma3-12b-16gb-cuda-oom-load-weight.log`, 'utf8').split('\n');
+    const head = fixture.slice(0, fixture.findIndex((line) => line.includes('Load weight begin')) + 1);
+    const bar = (done: number, time: string): string => `(Worker_TP0 pid=41200) Loading safetensors checkpoint shards:   ${done * 2}% Completed | ${done}/49 [${time}<?, ?it/s]`;
+    // 30 s of the log's own time pass between the two frames at 00:00: the bar's 00:40 is 40 s after the second.
+    const lines = [...head, bar(0, '00:00'), '[2025-04-20 14:03:42 TP0] Using model weights format', bar(0, '00:00'), bar(1, '00:40'), '[2025-04-20 14:04:30 TP0] Load weight end.'];
+    const skipping = outcome(lines, false);
+    const progress = skipping.events.filter((e) => e.type === 'progress');
+    expect(progress.length).toBeGreaterThan(0);
+    expectSame(lines, 'a bar started again');
+  });
+
   it('change nothing when the bars alone keep the time: a load stuck until its budget runs out', () => {
     // A real start up to its weight loading, then 8 ranks' bars, a frame a second each, that
     // stop at 10 of 49 shards: only their elapsed times move the clock, to the stall.
