@@ -136,7 +136,8 @@ export class Classifier {
    */
   read(text: string): FrameMatch {
     if (this.lastMatch !== undefined && this.lastText === text) return this.lastMatch;
-    const known = this.bars.size > 0 ? this.bars.recognize(text, 0, text.length) : undefined;
+    // A template needs the `<` after the elapsed time: a line without one is not looked at.
+    const known = this.bars.size > 0 && text.includes('<') ? this.bars.recognize(text, 0, text.length) : undefined;
     const match = (known && this.templates.read(known, text)) ?? matchFrame(this.pack, parseFrame(text, this.pack.prefixes));
     if (redrawn(match)) {
       this.lastText = text;
