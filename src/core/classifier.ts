@@ -271,9 +271,10 @@ export class Classifier {
 
   /**
    * Stays the same while every answer of `idleBarFrame` stays the same: while what it reads does
-   * (the bars known, the run and where its bars were read, `quietScope`, the log clock). A line read that moved
-   * no bar and changed no scope (a log line between bursts of bars, an unread bar frame read as
-   * the last line) leaves it. Unique among all classifiers, so a reader may remember answers by it.
+   * (the bars known, the run and where its bars were read, `quietScope`, the log clock). A line
+   * read that moved no bar, no clock and no scope (a log line between bursts of bars, an unread
+   * bar frame read as the last line) leaves it. Unique among all classifiers, so a reader may
+   * remember answers by it.
    */
   get idleEpoch(): number {
     const run = this.run;

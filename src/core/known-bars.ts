@@ -46,8 +46,12 @@ export interface BarReading {
 
 /** Bars remembered: the bars of a start (ranks times passes), not a log's every line. */
 const MAX_BARS = 64;
-/** `remaining, rate]` after the elapsed time: `<00:25,  1.75it/s]` is 19; a postfix may add a little. */
-const MAX_AFTER_ELAPSED = 48;
+/**
+ * `remaining, rate]` after the elapsed time: `<00:25,  1.75it/s]` is 19; a postfix may add a
+ * little. The `]` at most this many bytes after the `<` (io/fast-path/same-frames.ts and its
+ * kernel hold frames to the same).
+ */
+export const MAX_AFTER_ELAPSED = 48;
 const MAX_NUMBERS = 16;
 const HASH_DIGITS = 0x23;
 const WORD = 4;
@@ -255,7 +259,7 @@ export class KnownBars {
 }
 
 /** `00:25,  1.75it/s`, `?, ?it/s`, `26.68s/it`: digits, blanks, `:?,./` and the letters of `it/s`. */
-function isRateUnit(unit: number): boolean {
+export function isRateUnit(unit: number): boolean {
   return (unit >= ZERO && unit <= COLON) || unit === SPACE || unit === 0x3f || unit === 0x2c || unit === 0x2e || unit === 0x2f || unit === 0x69 || unit === 0x74 || unit === 0x73;
 }
 

@@ -11,9 +11,11 @@
  * and the same elapsed second; if what follows is tqdm's own `remaining, rate]` (known-bars.ts
  * readElapsed: its characters only, the `]` at most 48 bytes on, then blanks), core recognises it
  * exactly as it recognised the frame, and gives the same answer while nothing was read in
- * between. So the frames are forgotten whenever core's answers may have changed (Skippable.idleEpoch:
- * a line read that moved a bar, say, not the unread frame read as the last line).
+ * between. So the frames are forgotten whenever core's answers may have changed
+ * (Skippable.idleEpoch: a line read that moved a bar, say, not the unread frame read as the last
+ * line). In the kernels' memory the `pass_frames` kernel does the walk (pass-frames-kernel.ts).
  */
+import { isRateUnit, MAX_AFTER_ELAPSED } from '../../core/known-bars.js';
 import type { Skippable } from '../../core/skippable.js';
 import { occursAt } from './byte-literal-scanner.js';
 import { FRAME_MAX_BYTES, FRAME_SLOT, FRAME_TABLE_BYTES, MAX_TABLE_FRAMES, RATE_CLASS_AT } from './wasm/pass-frames-kernel.js';
@@ -21,8 +23,6 @@ import { scanMemory } from './wasm/scan-memory.js';
 
 /** Frames remembered at once: a burst's ranks (8 for TP=8), with room for a second bar each. */
 const MAX_FRAMES = MAX_TABLE_FRAMES;
-/** The `]` of `remaining, rate]` at most this far after the `<` (known-bars.ts MAX_AFTER_ELAPSED). */
-const MAX_AFTER_ELAPSED = 48;
 const LF = 10;
 const SPACE = 0x20;
 const OPEN = 0x5b;
@@ -46,6 +46,8 @@ export class SameFrames {
   private readonly table = newTable();
   private readonly tableWords = new DataView(this.table.buffer);
   private tableVersion = 0;
+  /** What the last passCrFrames passed: how many frames, where the last began and ended (reused). */
+  readonly passed = { frames: 0, last: -1, lastEnd: -1 };
 
   /** Forgets the frames unless core's answers are still those they were let go under (Skippable.idleEpoch). */
   forgetUnless(now: Skippable): void {
@@ -88,9 +90,6 @@ export class SameFrames {
     this.passed.lastEnd = memory.lastPassedEnd;
     return at;
   }
-
-  /** What the last passCrFrames passed (reused). */
-  readonly passed = { frames: 0, last: -1, lastEnd: -1 };
 
   /** Whether the frame `chunk[start, end)` (`end`: its `\r`) is one remembered. */
   has(chunk: Uint8Array, start: number, end: number): boolean {
@@ -205,9 +204,4 @@ function newTable(): Uint8Array {
   const table = new Uint8Array(FRAME_TABLE_BYTES);
   for (let unit = 0; unit < 256; unit++) table[RATE_CLASS_AT + unit] = isRateUnit(unit) ? 1 : 0;
   return table;
-}
-
-/** `00:25,  1.75it/s`, `?, ?it/s`, `26.68s/it`: digits, blanks, `:?,./` and the letters of `it/s` (known-bars.ts). */
-function isRateUnit(unit: number): boolean {
-  return (unit >= 0x30 && unit <= 0x3a) || unit === SPACE || unit === 0x3f || unit === 0x2c || unit === 0x2e || unit === 0x2f || unit === 0x69 || unit === 0x74 || unit === 0x73;
 }

@@ -15,6 +15,7 @@
  *   +RATE_CLASS_AT       256 bytes: 1 for each byte that is a rate unit, else 0
  * Every read lies before `limit` or inside the table.
  */
+import { MAX_AFTER_ELAPSED } from '../../../core/known-bars.js';
 import type { WatFunction } from './assemble-wat.js';
 
 export const MAX_TABLE_FRAMES = 16;
@@ -22,8 +23,6 @@ export const FRAME_MAX_BYTES = 256;
 export const FRAME_SLOT = 16 + FRAME_MAX_BYTES;
 export const RATE_CLASS_AT = 16 + MAX_TABLE_FRAMES * FRAME_SLOT;
 export const FRAME_TABLE_BYTES = RATE_CLASS_AT + 256;
-/** The `]` of `remaining, rate]` at most this far after the `<` (known-bars.ts MAX_AFTER_ELAPSED). */
-const MAX_AFTER_ELAPSED = 48;
 const LF = 10;
 const CR = 13;
 const SPACE = 32;
