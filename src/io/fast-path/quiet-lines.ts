@@ -230,9 +230,15 @@ export class QuietLines {
     return repeat !== undefined && end - start === repeat.length && occursAt(chunk, start, repeat);
   }
 
-  /** Whether `chunk[start, end)` is a frame of a known bar that may go unread now (Skippable.idleBar). */
+  /**
+   * Whether `chunk[start, end)` is a frame of a known bar that may go unread now (Skippable.idleBar):
+   * the same bytes as a frame core let go under this answer are by their bytes (same-frames.ts).
+   * Asked of each frame that ends a run of held lines, walking back to the last line to read.
+   */
   isIdleBar(now: Skippable | undefined, chunk: Buffer, start: number, end: number): boolean {
-    return now !== undefined && now.idleBar(chunk, start, end);
+    if (now === undefined) return false;
+    this.sameFrames.forgetUnless(now);
+    return this.sameFrames.has(chunk, start, end) || now.idleBar(chunk, start, end);
   }
 
   private sameTimestamp(now: Skippable, chunk: Buffer, start: number, end: number, stampEnd: number): boolean {

@@ -91,7 +91,7 @@ export class SameFrames {
     return at;
   }
 
-  /** Whether the frame `chunk[start, end)` (`end`: its `\r`) is one remembered. */
+  /** Whether the frame `chunk[start, end)` (`end`: its `\r` or `\n`) is one remembered. */
   has(chunk: Uint8Array, start: number, end: number): boolean {
     const frames = this.frames;
     if (frames.length === 0) return false;
