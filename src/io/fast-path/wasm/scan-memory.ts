@@ -36,7 +36,10 @@ export const SCRATCH_BYTES = 1 << 20;
 export const READ_BUFFER_BYTES = 1 << 22;
 const TABLE_SLOTS = 4;
 const MASK_SLOTS = 16;
-/** Frame tables: one per SameFrames in use (the quiet lines' of each reader). */
+/**
+ * Frame tables: one per SameFrames in use, two per reader (its quiet lines' and its own for `\r`
+ * frames); a table whose slot went to another is copied in again when next used.
+ */
 const FRAME_SLOTS = 4;
 const READ_LEASES = 2;
 const PAGE = 1 << 16;
@@ -114,7 +117,7 @@ export class ScanMemory {
   found = 0;
   /** The stamp candidates of that block: bit k for a colon at its byte k with another 3 bytes on. */
   foundColons = 0;
-  /** What the last passFrames with `cr` passed: how many frames, where the last began (in its chunk), and where it ended. */
+  /** What the last passFrames with `cr` passed: how many frames, where the last began (in its chunk) and ended. */
   passedFrames = 0;
   lastPassed = -1;
   lastPassedEnd = -1;
