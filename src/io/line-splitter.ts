@@ -71,7 +71,7 @@ export class LineSplitter {
 
   /** Nothing of a line is held: the next byte pushed begins a physical line. */
   get atLineStart(): boolean {
-    return this.#parts.length === 0 && this.#kept === 0 && this.#dropped === 0 && !this.#lineHadCr && !this.#pendingCr;
+    return this.atFrameStart && !this.#lineHadCr && !this.#pendingCr;
   }
 
   /**

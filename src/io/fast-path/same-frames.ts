@@ -91,7 +91,10 @@ export class SameFrames {
     return at;
   }
 
-  /** Whether the frame `chunk[start, end)` (`end`: its `\r` or `\n`) is one remembered. */
+  /**
+   * Whether the frame `chunk[start, end)` (`end`: its `\r` or `\n`) is one remembered, then
+   * tqdm's rest (the pass_frames kernel reads it the same way).
+   */
   has(chunk: Uint8Array, start: number, end: number): boolean {
     const frames = this.frames;
     if (frames.length === 0) return false;
@@ -113,20 +116,12 @@ export class SameFrames {
     if (frames.length === 0) return from;
     // In the kernels' memory the kernel walks the lines (16 bytes a compare, no call per line).
     if (scanMemory?.holds(chunk)) return scanMemory.passFrames(scanMemory.frameTable(this, this.tableVersion, this.table), chunk, from, limit, false);
-    const view = this.viewOfMemory(chunk);
-    const base = chunk.byteOffset;
+    // Elsewhere each line is asked `has`, up to the first that is none of them.
     let at = from;
-    lines: while (at < limit) {
-      for (let k = frames.length - 1; k >= 0; k--) {
-        const frame = frames[k]!;
-        const length = frame.bytes.length;
-        if (at + length >= limit || !sameBytes(view, base + at, chunk, at, frame)) continue;
-        const next = restOfTail(chunk, at + length, limit);
-        if (next === -1) continue;
-        at = next;
-        continue lines;
-      }
-      break;
+    for (;;) {
+      const lf = chunk.indexOf(LF, at);
+      if (lf === -1 || lf >= limit || !this.has(chunk, at, lf)) break;
+      at = lf + 1;
     }
     return at;
   }
@@ -163,22 +158,6 @@ function sameBytes(view: DataView, address: number, chunk: Uint8Array, at: numbe
   const bytes = frame.bytes;
   for (let k = words.length * 4; k < bytes.length; k++) if (chunk[at + k] !== bytes[k]) return false;
   return true;
-}
-
-/**
- * Where the line after `from` (the byte after a frame's `<`) begins when the rest of its line
- * is tqdm's `remaining, rate]` and blanks (as known-bars.ts readElapsed accepts it), else -1.
- */
-function restOfTail(chunk: Uint8Array, from: number, limit: number): number {
-  let at = from;
-  while (at < limit && isRateUnit(chunk[at]!)) at++;
-  if (at >= limit || chunk[at] !== CLOSE || at - (from - 1) > MAX_AFTER_ELAPSED) return -1;
-  for (at++; at < limit; at++) {
-    const unit = chunk[at]!;
-    if (unit === LF) return at + 1;
-    if (unit !== SPACE) return -1;
-  }
-  return -1;
 }
 
 /** Whether `chunk[from, end)` (from the byte after a frame's `<` to its end) is tqdm's `remaining, rate]` and blanks. */
