@@ -188,37 +188,9 @@ export class FastLineReader {
     const now = this.#now;
     if (now === undefined || this.#nextCr === -1 || this.#nextCr >= end) return pos;
     const same = this.#sameFrames;
-    same.forgetUnless(now);
-    let at = pos;
-    let last = -1;
-    let lastEnd = -1;
-    let frames = 0;
-    for (;;) {
-      // In the kernels' memory, the frames remembered are passed there (pass_frames), up to the
-      // first that is not; elsewhere each is asked `has` below.
-      const passedTo = same.passCrFrames(chunk, at, end);
-      if (passedTo !== -1 && same.passed.frames > 0) {
-        frames += same.passed.frames;
-        last = same.passed.last;
-        lastEnd = same.passed.lastEnd;
-      }
-      if (passedTo !== -1) at = passedTo;
-      const cr = chunk.indexOf(CR, at);
-      if (cr < at || cr + 1 >= end || chunk[cr + 1] === LF || cr - at > this.#max) break;
-      // An empty frame (tqdm begins each with `\r`) is none to the splitter either.
-      if (cr > at) {
-        // The same frame as one core let go under this answer is let go by its bytes (same-frames.ts).
-        if (passedTo !== -1 || !same.has(chunk, at, cr)) {
-          if (!now.idleBar(chunk, at, cr)) break;
-          same.note(chunk, at, cr);
-        }
-        last = at;
-        lastEnd = cr;
-        frames++;
-      }
-      at = cr + 1;
-    }
+    const at = same.passIdleCrFrames(now, chunk, pos, end, this.#max);
     if (at === pos) return pos;
+    const { frames, last, lastEnd } = same.walked;
     if (last !== -1) this.#passed = { text: chunk.toString('utf8', last, lastEnd), lineNo: this.splitter.nextLineNo, truncated: 0 };
     this.splitter.passFrames(frames);
     return at;

@@ -17,27 +17,27 @@
  */
 import { isRateUnit, MAX_AFTER_ELAPSED } from '../../core/known-bars.js';
 import type { Skippable } from '../../core/skippable.js';
-import { occursAt } from './byte-literal-scanner.js';
 import { FRAME_MAX_BYTES, FRAME_SLOT, FRAME_TABLE_BYTES, MAX_TABLE_FRAMES, RATE_CLASS_AT } from './wasm/pass-frames-kernel.js';
 import { scanMemory } from './wasm/scan-memory.js';
 
 /** Frames remembered at once: a burst's ranks (8 for TP=8), with room for a second bar each. */
 const MAX_FRAMES = MAX_TABLE_FRAMES;
+/** Where the table's first frame slot begins (its length, then at +16 its bytes: pass-frames-kernel.ts). */
+const SLOTS_AT = 16;
 const LF = 10;
+const CR = 13;
 const SPACE = 0x20;
 const OPEN = 0x5b;
 const CLOSE = 0x5d;
 const LT = 0x3c;
 
-/** A frame's bytes up to and with its `<`, and the same as little-endian 32-bit words (the whole words only). */
-interface Frame {
-  readonly bytes: Buffer;
-  readonly words: Int32Array;
-}
-
 export class SameFrames {
-  /** The frames, newest last. */
-  private frames: Frame[] = [];
+  /**
+   * How many frames are remembered. They live in the kernel's table alone (newest last), where
+   * JavaScript reads them too: remembering one allocates nothing (a burst's 8 frames are noted
+   * again after every line read that moved a bar).
+   */
+  private count = 0;
   private epoch = -1;
   /** A view of the memory the lines were last given in (a chunk's: asked for once per chunk, not per line). */
   private view: DataView | undefined;
@@ -48,30 +48,32 @@ export class SameFrames {
   private tableVersion = 0;
   /** What the last passCrFrames passed: how many frames, where the last began and ended (reused). */
   readonly passed = { frames: 0, last: -1, lastEnd: -1 };
+  /** The same for the last passIdleCrFrames. */
+  readonly walked = { frames: 0, last: -1, lastEnd: -1 };
 
   /** Forgets the frames unless core's answers are still those they were let go under (Skippable.idleEpoch). */
   forgetUnless(now: Skippable): void {
     if (now.idleEpoch === this.epoch) return;
     this.epoch = now.idleEpoch;
-    if (this.frames.length > 0) {
-      this.frames = [];
-      this.writeTable(0);
-    }
+    if (this.count > 0) this.setCount(0);
   }
 
   /** Remembers the line `chunk[start, end)` that core just let go (a known bar's idle frame). */
   note(chunk: Uint8Array, start: number, end: number): void {
     const lt = elapsedLt(chunk, start, end);
-    if (lt === -1 || lt + 1 - start > FRAME_MAX_BYTES) return;
-    for (const { bytes } of this.frames) if (bytes.length === lt + 1 - start && occursAt(chunk, start, bytes)) return;
-    const full = this.frames.length >= MAX_FRAMES;
-    if (full) this.frames.shift();
-    const bytes = Buffer.from(chunk.subarray(start, lt + 1));
-    const words = new Int32Array(bytes.length >> 2);
-    for (let k = 0; k < words.length; k++) words[k] = bytes.readInt32LE(k * 4);
-    this.frames.push({ bytes, words });
-    // Added last: only its slot and the count change, unless the oldest went.
-    this.writeTable(full ? 0 : this.frames.length - 1);
+    const length = lt + 1 - start;
+    if (lt === -1 || length > FRAME_MAX_BYTES) return;
+    const table = this.table;
+    for (let k = 0; k < this.count; k++) if (this.lengthOf(k) === length && sameAsSlot(table, k, chunk, start, length)) return;
+    // Full: the oldest goes, the others move down a slot.
+    if (this.count >= MAX_FRAMES) {
+      table.copyWithin(SLOTS_AT, SLOTS_AT + FRAME_SLOT, SLOTS_AT + MAX_FRAMES * FRAME_SLOT);
+      this.count--;
+    }
+    const slot = SLOTS_AT + this.count * FRAME_SLOT;
+    this.tableWords.setInt32(slot, length, true);
+    for (let k = 0; k < length; k++) table[slot + 16 + k] = chunk[start + k]!;
+    this.setCount(this.count + 1);
   }
 
   /**
@@ -83,7 +85,7 @@ export class SameFrames {
    */
   passCrFrames(chunk: Uint8Array, from: number, limit: number): number {
     const memory = scanMemory;
-    if (this.frames.length === 0 || !memory?.holds(chunk)) return -1;
+    if (this.count === 0 || !memory?.holds(chunk)) return -1;
     const at = memory.passFrames(memory.frameTable(this, this.tableVersion, this.table), chunk, from, limit, true);
     this.passed.frames = memory.passedFrames;
     this.passed.last = memory.lastPassed;
@@ -92,17 +94,60 @@ export class SameFrames {
   }
 
   /**
+   * The `\r` frames that begin the physical line at `pos` (up to `end`, just after its `\n`) and
+   * that core lets go unread (`now.idleBar`: a known bar's frames that moved only their counters),
+   * walked in bytes: those remembered by pass_frames in the kernels' memory, the others asked
+   * about one by one (and remembered). A frame the splitter must judge (the line's last, one a
+   * `\r` ends at `end` or before the `\n`, one over `max` bytes) stops the walk, as does one core
+   * would read. Returns where the walk stopped; `walked` says how many frames it passed (empty
+   * ones aside) and where the last of them began and ended (-1: none).
+   */
+  passIdleCrFrames(now: Skippable, chunk: Uint8Array, pos: number, end: number, max: number): number {
+    this.forgetUnless(now);
+    const walked = this.walked;
+    walked.frames = 0;
+    walked.last = -1;
+    walked.lastEnd = -1;
+    let at = pos;
+    for (;;) {
+      // In the kernels' memory, the frames remembered are passed there (pass_frames), up to the
+      // first that is not; elsewhere each is asked `has` below.
+      const passedTo = this.passCrFrames(chunk, at, end);
+      if (passedTo !== -1 && this.passed.frames > 0) {
+        walked.frames += this.passed.frames;
+        walked.last = this.passed.last;
+        walked.lastEnd = this.passed.lastEnd;
+      }
+      if (passedTo !== -1) at = passedTo;
+      const cr = indexOfByte(chunk, CR, at, end);
+      if (cr === -1 || cr + 1 >= end || chunk[cr + 1] === LF || cr - at > max) break;
+      // An empty frame (tqdm begins each with `\r`) is none to the splitter either.
+      if (cr > at) {
+        // The same frame as one core let go under this answer is let go by its bytes.
+        if (passedTo !== -1 || !this.has(chunk, at, cr)) {
+          if (!now.idleBar(chunk, at, cr)) break;
+          this.note(chunk, at, cr);
+        }
+        walked.last = at;
+        walked.lastEnd = cr;
+        walked.frames++;
+      }
+      at = cr + 1;
+    }
+    return at;
+  }
+
+  /**
    * Whether the frame `chunk[start, end)` (`end`: its `\r` or `\n`) is one remembered, then
    * tqdm's rest (the pass_frames kernel reads it the same way).
    */
   has(chunk: Uint8Array, start: number, end: number): boolean {
-    const frames = this.frames;
-    if (frames.length === 0) return false;
+    if (this.count === 0) return false;
     const view = this.viewOfMemory(chunk);
-    for (let k = frames.length - 1; k >= 0; k--) {
-      const frame = frames[k]!;
-      const from = start + frame.bytes.length;
-      if (from < end && sameBytes(view, chunk.byteOffset + start, chunk, start, frame) && isRestOfTail(chunk, from, end)) return true;
+    for (let k = this.count - 1; k >= 0; k--) {
+      const length = this.lengthOf(k);
+      const from = start + length;
+      if (from < end && this.sameWords(view, chunk.byteOffset + start, chunk, start, k, length) && isRestOfTail(chunk, from, end)) return true;
     }
     return false;
   }
@@ -112,8 +157,7 @@ export class SameFrames {
    * `limit`) that are frames remembered; returns where the first other line begins.
    */
   passFrom(chunk: Uint8Array, from: number, limit: number): number {
-    const frames = this.frames;
-    if (frames.length === 0) return from;
+    if (this.count === 0 || !this.mayBegin(chunk, from, limit)) return from;
     // In the kernels' memory the kernel walks the lines (16 bytes a compare, no call per line).
     if (scanMemory?.holds(chunk)) return scanMemory.passFrames(scanMemory.frameTable(this, this.tableVersion, this.table), chunk, from, limit, false);
     // Elsewhere each line is asked `has`, up to the first that is none of them.
@@ -126,16 +170,40 @@ export class SameFrames {
     return at;
   }
 
-  /** The frames from `from` on into the kernel's table, and their count: a new version of it. */
-  private writeTable(from: number): void {
-    const table = this.table;
+  /**
+   * Whether a frame remembered may begin at `at`: its first four bytes are some frame's. The scan
+   * asks at every line it stops at (an NCCL line holding a rule's literal, in row h one line in
+   * ten); telling most of them no here spares a call into the kernel each.
+   */
+  private mayBegin(chunk: Uint8Array, at: number, limit: number): boolean {
+    if (at + 4 > limit) return true;
+    const first = this.viewOfMemory(chunk).getInt32(chunk.byteOffset + at, true);
+    for (let k = 0; k < this.count; k++) if (this.lengthOf(k) < 4 || this.tableWords.getInt32(SLOTS_AT + k * FRAME_SLOT + 16, true) === first) return true;
+    return false;
+  }
+
+  /** Frame k's length in bytes. */
+  private lengthOf(k: number): number {
+    return this.tableWords.getInt32(SLOTS_AT + k * FRAME_SLOT, true);
+  }
+
+  /**
+   * Whether `chunk` holds frame k (`length` bytes) at `at` (`address`: the same place in the view
+   * of its memory): compared four bytes a read, as a frame is asked about at every line of a burst.
+   */
+  private sameWords(view: DataView, address: number, chunk: Uint8Array, at: number, k: number, length: number): boolean {
     const words = this.tableWords;
-    words.setInt32(0, this.frames.length, true);
-    for (let k = from; k < this.frames.length; k++) {
-      const { bytes } = this.frames[k]!;
-      words.setInt32(16 + k * FRAME_SLOT, bytes.length, true);
-      table.set(bytes, 32 + k * FRAME_SLOT);
-    }
+    const slot = SLOTS_AT + k * FRAME_SLOT + 16;
+    const whole = length & ~3;
+    for (let i = 0; i < whole; i += 4) if (view.getInt32(address + i, true) !== words.getInt32(slot + i, true)) return false;
+    for (let i = whole; i < length; i++) if (chunk[at + i] !== this.table[slot + i]) return false;
+    return true;
+  }
+
+  /** Sets how many frames the table holds: a new version of it. */
+  private setCount(count: number): void {
+    this.count = count;
+    this.tableWords.setInt32(0, count, true);
     this.tableVersion++;
   }
 
@@ -148,16 +216,17 @@ export class SameFrames {
   }
 }
 
-/**
- * Whether `chunk` holds `frame` at `at` (`address`: the same place in the view of its memory):
- * compared four bytes a read, as a frame is asked about at every line of a burst.
- */
-function sameBytes(view: DataView, address: number, chunk: Uint8Array, at: number, frame: Frame): boolean {
-  const words = frame.words;
-  for (let k = 0; k < words.length; k++) if (view.getInt32(address + k * 4, true) !== words[k]) return false;
-  const bytes = frame.bytes;
-  for (let k = words.length * 4; k < bytes.length; k++) if (chunk[at + k] !== bytes[k]) return false;
+/** Whether `chunk[start, start + length)` is the bytes of the table's frame k. */
+function sameAsSlot(table: Uint8Array, k: number, chunk: Uint8Array, start: number, length: number): boolean {
+  const slot = SLOTS_AT + k * FRAME_SLOT + 16;
+  for (let i = 0; i < length; i++) if (chunk[start + i] !== table[slot + i]) return false;
   return true;
+}
+
+/** Where the first `byte` of `chunk[from, end)` is, or -1. */
+function indexOfByte(chunk: Uint8Array, byte: number, from: number, end: number): number {
+  const at = chunk.indexOf(byte, from);
+  return at === -1 || at >= end ? -1 : at;
 }
 
 /** Whether `chunk[from, end)` (from the byte after a frame's `<` to its end) is tqdm's `remaining, rate]` and blanks. */
