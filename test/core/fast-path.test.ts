@@ -50,13 +50,14 @@ async function* chunked(bytes: Buffer, chunks: Feeding['chunks']): AsyncGenerato
 }
 
 /** The loop's outcome, and how many lines it handed to the session. */
-async function watch(bytes: Buffer, feeding: Feeding, skipQuietLines: boolean): Promise<{ events: string; verdict: string; lines: number; read: number; truncatedBytes: number }> {
+async function watch(bytes: Buffer, feeding: Feeding, skipQuietLines: boolean, pushed?: string[]): Promise<{ events: string; verdict: string; lines: number; read: number; truncatedBytes: number }> {
   const events: SessionEvent[] = [];
   const session = new Session({ packs, family: feeding.family, classifier: { uncaughtSettleMs: 5_000 } });
   let read = 0;
   const push = session.push.bind(session);
   session.push = (raw, where) => {
     read++;
+    pushed?.push(raw);
     return push(raw, where);
   };
   const result = await runWatchLoop({
@@ -354,5 +355,90 @@ describe('the fast path changes nothing after a verdict on random mixes of liter
     const bytes = mix(seed, before);
     await expectSame(bytes, { family: 'sglang', chunks: 65536 });
     await expectSame(bytes, { family: 'sglang', chunks: { seed } });
+  });
+});
+
+describe('the fast path changes nothing on bursts of `\\r` frames with a line glued after the last', () => {
+  // tqdm writes its frames with `\r` and no newline, so the next line another process writes goes
+  // on from the last frame. A burst whose frames all say nothing new and whose glued line is quiet
+  // joins a run of quiet lines (QuietLines.passBurst); anything else in it must be read.
+  const sg = (time: string, message: string): string => `[2025-03-08 ${time} TP0] ${message}`;
+  const start = [sg('12:00:00', "server_args=ServerArgs(model_path='x')"), sg('12:00:01', 'Load weight begin. avail mem=70.00 GB')];
+  const frame = (rank: number, done: number, elapsed: number, rate: number): string =>
+    `(Worker_TP${rank} pid=${41200 + rank}) Loading safetensors checkpoint shards: ${String(Math.floor((done / 49) * 100)).padStart(3)}% Completed | ${done}/49 [00:${String(elapsed).padStart(2, '0')}<00:25, ${rate.toFixed(2)}it/s]`;
+  const nccl = (random: () => number): string => `node01:4120${Math.floor(random() * 8)}:4190${Math.floor(random() * 8)} [${Math.floor(random() * 8)}] NCCL INFO Channel ${Math.floor(random() * 32)}/0 : 1[1] -> 2[2] via P2P/IPC`;
+  // What may follow a burst's last frame: quiet chatter, a rule's literal that acts on nothing, a
+  // timestamp (the clock's, a new one), a colour code, a gap marker, another bar's tail, blanks,
+  // nothing; near the end, a traceback and a line that fails the start.
+  const glued = [
+    (random: () => number) => nccl(random),
+    () => 'node01:41201:41901 [1] NCCL INFO NVLS multicast support is not available on dev 0',
+    () => sg('12:00:01', 'chatter'),
+    () => sg('12:00:07', 'chatter'),
+    () => '\x1b[31mchatter\x1b[0m',
+    () => '# [... gap in source ...]',
+    () => `${frame(5, 2, 9, 1.5)}chatter`,
+    () => '   ',
+    () => '',
+  ];
+  const fatal = [() => 'Traceback (most recent call last):', () => 'RuntimeError: CUDA error: an illegal memory access was encountered'];
+  const bursts = (seed: number, ending: '\n' | '\r\n', mixed = 0.2): Buffer => {
+    const random = prng(seed);
+    const done = [1, 1, 1, 1, 1, 1, 1, 1];
+    const lines = [...start, ...done.map((d, rank) => frame(rank, d, 1, 1))];
+    let elapsed = 2;
+    for (let burst = 0; burst < 300; burst++) {
+      for (let k = 0, n = 1 + Math.floor(random() * 20); k < n; k++) lines.push(nccl(random));
+      let text = '';
+      for (let k = 0, n = 1 + Math.floor(random() * 12); k < n; k++) {
+        const rank = Math.floor(random() * 8);
+        // Now and then a frame moves its bar, or a second of elapsed time passes; more often the
+        // last, which the glued line follows.
+        const last = k === n - 1;
+        if (random() < (last ? 0.05 : 0.003)) done[rank] = Math.min(48, done[rank]! + 1);
+        if (random() < (last ? 0.05 : 0.01)) elapsed = Math.min(59, elapsed + 1);
+        text += `\r${frame(rank, done[rank]!, elapsed, 1 + random())}`;
+      }
+      const choices = burst >= 290 ? [...glued, ...fatal] : glued;
+      const tail = random() < mixed ? choices[Math.floor(random() * choices.length)]!(random) : nccl(random);
+      lines.push(`${text}${tail}`);
+    }
+    lines.push('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB');
+    return Buffer.from(`${lines.join(ending)}${ending}`);
+  };
+
+  it.for<[string, number, '\n' | '\r\n']>([
+    ['newline endings', 1, '\n'],
+    ['another mix', 2, '\n'],
+    ['`\\r\\n` endings', 3, '\r\n'],
+  ])('%s', async ([, seed, ending]) => {
+    const bytes = bursts(seed, ending);
+    for (const chunks of [1 << 20, 4096]) await expectSame(bytes, { family: 'sglang', chunks });
+    await expectSame(bytes, { family: 'sglang', chunks: { seed } });
+  });
+
+  it('reads a burst whose last frame moved its bar, or that a line the rules act on is glued to', async () => {
+    const ranks = [0, 1, 2, 3].map((rank) => frame(rank, 1, 1, 1));
+    const quiet = (n: number): string[] => Array.from({ length: n }, (_, k) => `node01:41200:41900 [0] NCCL INFO Channel ${k}/0 : 1[1] -> 2[2] via P2P/IPC`);
+    const log = [
+      ...start,
+      ...ranks,
+      ...quiet(5),
+      `\r${frame(0, 1, 1, 1.2)}\r${frame(1, 1, 1, 1.3)}\r${frame(0, 2, 1, 1.4)}${quiet(1)[0]}`,
+      ...quiet(5),
+      `\r${frame(2, 1, 1, 1.2)}\r${frame(3, 1, 1, 1.3)}node01:41200:41900 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>`,
+      ...quiet(5),
+      `\r${frame(2, 1, 1, 1.5)}[2025-03-08 12:00:02 TP0] Load weight end. type=X, dtype=torch.bfloat16, avail mem=60.00 GB, mem usage=10.00 GB.`,
+      ...quiet(5),
+    ];
+    const pushed: string[] = [];
+    await watch(Buffer.from(`${log.join('\n')}\n`), { family: 'sglang', chunks: 1 << 20 }, true, pushed);
+    expect(pushed.some((line) => line.includes(frame(0, 2, 1, 1.4)))).toBe(true);
+    expect(pushed.some((line) => line.includes('Load weight end'))).toBe(true);
+  });
+
+  it('leaves a burst that only moved counters unread, with the quiet line glued to it', async () => {
+    // Without QuietLines.passBurst each burst line is read, and the NCCL line before it as well.
+    expect(await expectSame(bursts(4, '\n', 0), { family: 'sglang', chunks: 1 << 20 })).toBeGreaterThan(0.95);
   });
 });

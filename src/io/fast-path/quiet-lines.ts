@@ -23,6 +23,7 @@ import { ByteLiteralScanner, occursAt, type ByteLiteral } from './byte-literal-s
 import type { CompiledPack, CompiledPrefix } from '../../core/pack-types.js';
 import type { QuietScope } from '../../core/prefilter.js';
 import type { Skippable } from '../../core/skippable.js';
+import { gluedAfterBar, hasEscape, MAX_FRAME_CHARS } from '../../core/line-guard.js';
 import { TRACEBACK_CUES } from '../../core/traceback.js';
 import type { SplitLine } from '../line-splitter.js';
 import { AfterVerdict, byteLiterals, ESCAPES } from './after-verdict.js';
@@ -86,9 +87,13 @@ export class QuietLines {
   private passNow: Skippable | undefined;
   /** Frames `passable` let go under that answer, to pass the same again by their bytes. */
   private readonly sameFrames = new SameFrames();
+  /** The chunk nextCr searched last, from where, and the `\r` it found there (-1: none after). */
+  private crChunk: Uint8Array | undefined;
+  private crFrom = 0;
+  private crAt = -1;
 
   /** `maxLineBytes`: the splitter's cap (a longer line is cut before it is read). */
-  constructor(maxLineBytes = 64 * 1024) {
+  constructor(private readonly maxLineBytes = 64 * 1024) {
     this.afterVerdict = new AfterVerdict(maxLineBytes);
   }
 
@@ -100,6 +105,7 @@ export class QuietLines {
   /** A new chunk in a reused buffer: what was found in the last one is forgotten. */
   newChunk(): void {
     this.afterVerdict.newChunk();
+    this.crChunk = undefined;
     for (const scanners of seen) scanners.chunk.forget();
   }
 
@@ -180,14 +186,57 @@ export class QuietLines {
     if (repeat !== undefined && end - start === repeat.length && occursAt(chunk, start, repeat)) return end + 1;
     const now = this.passNow;
     if (now === undefined) return -1;
+    if (this.nextCr(chunk, start, end) !== -1) return this.passBurst(now, chunk as Buffer, start, end);
     const same = this.sameFrames;
     same.forgetUnless(now);
     const next = same.passFrom(chunk, start, limit);
     if (next > start) return next;
+    // A line already found quiet by its bytes (no stamp) is SKIP to classify, unless it is a
+    // known bar's frame (which classify asks about first): it joins the run here, and the scan
+    // goes on without a round trip through the reader (row h: NCCL's `NVLS multicast support is
+    // not available`, one line in ten, holds a failure rule's literal).
+    if (this.quietBytes.has(now.pack, chunk, start, end) && !now.barFrame(chunk, start, end)) return end + 1;
     if (!now.idleBar(chunk, start, end)) return -1;
     same.note(chunk, start, end);
     return same.passFrom(chunk, end + 1, limit);
   };
+
+  /**
+   * A physical line of `\r` frames (`chunk[start, end)`, `end` its `\n`) that reads as a quiet
+   * line would: every frame one core lets go unread, and a line glued after the last (tqdm writes
+   * no newline, so the next line another process writes goes on from its last frame) that
+   * `classify` calls SKIP. Core reads only the glued line of it (Timeline.pushFrames, cut by
+   * line-guard.ts's gluedAfterBar) at the physical line's number, so it joins the run of quiet
+   * lines as that line would (issue 26, row i: a burst of frames between two runs of NCCL lines
+   * cost reading the line before it and the line glued to it). Returns `end + 1`, or -1.
+   */
+  private passBurst(now: Skippable, chunk: Buffer, start: number, end: number): number {
+    const textEnd = chunk[end - 1] === CR ? end - 1 : end;
+    if (textEnd - start > this.maxLineBytes) return -1;
+    const same = this.sameFrames;
+    const last = same.passIdleCrFrames(now, chunk, start, end + 1, this.maxLineBytes);
+    if (last === start && chunk[start] !== CR) return -1;
+    if (this.nextCr(chunk, last, textEnd) !== -1) return -1;
+    // The last frame, as the line guard reads it: no colour codes, cut after the bar's tail.
+    const text = chunk.toString('utf8', last, textEnd);
+    if (text.length > MAX_FRAME_CHARS || hasEscape(text) || now.idleBar(text, 0, text.length)) return -1;
+    const cut = gluedAfterBar(text.trimEnd());
+    if (cut === -1) return -1;
+    const frame = text.slice(0, cut);
+    const glued = last + Buffer.byteLength(frame);
+    if (!now.idleBar(frame, 0, frame.length) || gluedAfterBar(text.slice(cut).trimEnd()) !== -1) return -1;
+    return this.classify(now, chunk, glued, textEnd) === SKIP ? end + 1 : -1;
+  }
+
+  /** The first `\r` of `chunk[from, end)`, or -1: the chunk is searched once on from each `\r` (a flood without one, once). */
+  private nextCr(chunk: Uint8Array, from: number, end: number): number {
+    if (chunk !== this.crChunk || (this.crAt !== -1 && this.crAt < from) || from < this.crFrom) {
+      this.crChunk = chunk;
+      this.crFrom = from;
+      this.crAt = chunk.indexOf(CR, from);
+    }
+    return this.crAt === -1 || this.crAt >= end ? -1 : this.crAt;
+  }
 
   /** After a verdict: where the next line starts that must be read (after-verdict.ts); `start` before one. */
   dropTo(now: Skippable | undefined, chunk: Buffer, start: number, end: number): number {
