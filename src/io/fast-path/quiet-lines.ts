@@ -55,6 +55,7 @@ const RELEVANT: Record<QuietScope, number> = { always: ALWAYS | CODES, afterRead
 /** Before a verdict a line with a cue or a code is read; one with only rules' literals core may still call quiet. */
 const MUST_READ_BEFORE_VERDICT = CUES | CODES;
 const RULES = ALWAYS | AFTER_READY | BEFORE_VERDICT;
+const EVERY_GROUP = RULES | MUST_READ_BEFORE_VERDICT;
 const GAP_MARKER = Buffer.from('# [');
 const CR = 13;
 const LF = 10;
@@ -225,7 +226,19 @@ export class QuietLines {
     const frame = text.slice(0, cut);
     const glued = last + Buffer.byteLength(frame);
     if (!now.idleBar(frame, 0, frame.length) || gluedAfterBar(text.slice(cut).trimEnd()) !== -1) return -1;
-    return this.classify(now, chunk, glued, textEnd) === SKIP ? end + 1 : -1;
+    return this.plainQuiet(now, chunk, glued, textEnd) || this.classify(now, chunk, glued, textEnd) === SKIP ? end + 1 : -1;
+  }
+
+  /**
+   * Before a verdict: whether `classify` would call the line `chunk[start, end)` SKIP for holding
+   * nothing it looks for at all (no literal, cue, colour code or stamp; no gap marker, repeat, or
+   * known bar's frame), told without remembering its bytes: the lines glued after bursts are
+   * NCCL's, a different one each time, and each kept would only push out one met again.
+   */
+  private plainQuiet(now: Skippable, chunk: Buffer, start: number, end: number): boolean {
+    const scanner = scannersFor(now.pack)?.line;
+    if (!scanner || startsWith(chunk, start, end, GAP_MARKER) || this.isRepeat(chunk, start, end)) return false;
+    return scanner.scan(chunk, start, end, EVERY_GROUP) === 0 && scanner.stampEnd < 0 && !now.barFrame(chunk, start, end);
   }
 
   /** The first `\r` of `chunk[from, end)`, or -1: the chunk is searched once on from each `\r` (a flood without one, once). */
