@@ -30,6 +30,8 @@ const SPACE = 0x20;
 const OPEN = 0x5b;
 const CLOSE = 0x5d;
 const LT = 0x3c;
+/** Whether this machine keeps words little-end first (how the table's Int32Array reads them). */
+const NATIVE_ORDER = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export class SameFrames {
   /**
@@ -39,12 +41,21 @@ export class SameFrames {
    */
   private count = 0;
   private epoch = -1;
+  /**
+   * Where the frames first differ (-1: fewer than two, or one ends there), and per byte value
+   * which frames (bit k: frame k) have it there: the 8 ranks' frames share `(Worker_TP` and
+   * differ at the rank, so `has` compares a line with the one or two frames of its rank, not 16.
+   */
+  private splitAt = -1;
+  private readonly byByte = new Uint16Array(256);
   /** A view of the memory the lines were last given in (a chunk's: asked for once per chunk, not per line). */
   private view: DataView | undefined;
   private viewOf: ArrayBufferLike | undefined;
   /** The frames as the pass_frames kernel reads them (pass-frames-kernel.ts), and its version. */
   private readonly table = newTable();
   private readonly tableWords = new DataView(this.table.buffer);
+  /** The same as 32-bit words (every slot's bytes begin at a multiple of four). */
+  private readonly tableInts = new Int32Array(this.table.buffer);
   private tableVersion = 0;
   /** What the last passCrFrames passed: how many frames, where the last began and ended (reused). */
   readonly passed = { frames: 0, last: -1, lastEnd: -1 };
@@ -56,6 +67,7 @@ export class SameFrames {
     if (now.idleEpoch === this.epoch) return;
     this.epoch = now.idleEpoch;
     if (this.count > 0) this.setCount(0);
+    this.splitAt = -1;
   }
 
   /** Remembers the line `chunk[start, end)` that core just let go (a known bar's idle frame). */
@@ -74,6 +86,25 @@ export class SameFrames {
     this.tableWords.setInt32(slot, length, true);
     for (let k = 0; k < length; k++) table[slot + 16 + k] = chunk[start + k]!;
     this.setCount(this.count + 1);
+    this.indexByByte();
+  }
+
+  /** Finds where the frames first differ and which have each byte there (splitAt, byByte). */
+  private indexByByte(): void {
+    const table = this.table;
+    const first = SLOTS_AT + 16;
+    let split = this.count > 1 ? FRAME_MAX_BYTES : -1;
+    for (let k = 1; k < this.count; k++) {
+      const slot = SLOTS_AT + k * FRAME_SLOT + 16;
+      let at = 0;
+      while (at < split && table[slot + at] === table[first + at]) at++;
+      split = at;
+    }
+    for (let k = 0; k < this.count && split >= 0; k++) if (this.lengthOf(k) <= split) split = -1;
+    this.splitAt = split;
+    if (split < 0) return;
+    this.byByte.fill(0);
+    for (let k = 0; k < this.count; k++) this.byByte[table[SLOTS_AT + k * FRAME_SLOT + 16 + split]!]! |= 1 << k;
   }
 
   /**
@@ -144,7 +175,11 @@ export class SameFrames {
   has(chunk: Uint8Array, start: number, end: number): boolean {
     if (this.count === 0) return false;
     const view = this.viewOfMemory(chunk);
-    for (let k = this.count - 1; k >= 0; k--) {
+    // Only the frames with the line's byte where frames differ can be it (all, when they do not).
+    let candidates = (1 << this.count) - 1;
+    if (this.splitAt >= 0) candidates = start + this.splitAt < end ? this.byByte[chunk[start + this.splitAt]!]! : 0;
+    for (; candidates !== 0; candidates &= candidates - 1) {
+      const k = 31 - Math.clz32(candidates & -candidates);
       const length = this.lengthOf(k);
       const from = start + length;
       if (from < end && this.sameWords(view, chunk.byteOffset + start, chunk, start, k, length) && isRestOfTail(chunk, from, end)) return true;
@@ -192,10 +227,10 @@ export class SameFrames {
    * of its memory): compared four bytes a read, as a frame is asked about at every line of a burst.
    */
   private sameWords(view: DataView, address: number, chunk: Uint8Array, at: number, k: number, length: number): boolean {
-    const words = this.tableWords;
+    const ints = this.tableInts;
     const slot = SLOTS_AT + k * FRAME_SLOT + 16;
     const whole = length & ~3;
-    for (let i = 0; i < whole; i += 4) if (view.getInt32(address + i, true) !== words.getInt32(slot + i, true)) return false;
+    for (let i = 0, word = slot >> 2; i < whole; i += 4, word++) if (view.getInt32(address + i, NATIVE_ORDER) !== ints[word]) return false;
     for (let i = whole; i < length; i++) if (chunk[at + i] !== this.table[slot + i]) return false;
     return true;
   }
