@@ -273,6 +273,14 @@ export class FastLineReader {
       const start = k === count - 1 ? this.#runLast : Math.max(this.#runStart, chunk.lastIndexOf(LF, end - 1) + 1);
       if (this.#quiet.isRepeat(chunk, start, end, reference) || this.#quiet.isIdleBar(now, chunk, start, end)) {
         repeat ??= { start, end, lineNo: firstNo + k };
+        // A burst the scan passed as idle frames is stepped over at once, not line by line.
+        const frames = this.#quiet.idleFramesFrom(start, end);
+        if (frames !== -1 && frames < start) {
+          const from = Math.max(frames, this.#runStart);
+          k -= countNewlines(chunk, from, start);
+          end = from - 1;
+          continue;
+        }
       } else {
         read++;
         if (this.#take({ text: chunk.toString('utf8', start, end), lineNo: firstNo + k, truncated: 0 })) break;

@@ -88,6 +88,9 @@ export class QuietLines {
   private passNow: Skippable | undefined;
   /** Frames `passable` let go under that answer, to pass the same again by their bytes. */
   private readonly sameFrames = new SameFrames();
+  /** The last lines `passable` passed as idle frames, one after another: `[framesFrom, framesTo)`. */
+  private framesFrom = -1;
+  private framesTo = -1;
   /** The chunk nextCr searched last, from where, and the `\r` it found there (-1: none after). */
   private crChunk: Uint8Array | undefined;
   private crFrom = 0;
@@ -107,6 +110,8 @@ export class QuietLines {
   newChunk(): void {
     this.afterVerdict.newChunk();
     this.crChunk = undefined;
+    this.framesFrom = -1;
+    this.framesTo = -1;
     for (const scanners of seen) scanners.chunk.forget();
   }
 
@@ -191,7 +196,7 @@ export class QuietLines {
     const same = this.sameFrames;
     same.forgetUnless(now);
     const next = same.passFrom(chunk, start, limit);
-    if (next > start) return next;
+    if (next > start) return this.passedFrames(start, next);
     // A line already found quiet by its bytes (no stamp) is SKIP to classify, unless it is a
     // known bar's frame (which classify asks about first): it joins the run here, and the scan
     // goes on without a round trip through the reader (row h: NCCL's `NVLS multicast support is
@@ -199,8 +204,26 @@ export class QuietLines {
     if (this.quietBytes.has(now.pack, chunk, start, end) && !now.barFrame(chunk, start, end)) return end + 1;
     if (!now.idleBar(chunk, start, end)) return -1;
     same.note(chunk, start, end);
-    return same.passFrom(chunk, end + 1, limit);
+    return this.passedFrames(start, same.passFrom(chunk, end + 1, limit));
   };
+
+  /** Remembers that the lines `[from, to)` were passed as idle frames (see idleFramesFrom); returns `to`. */
+  private passedFrames(from: number, to: number): number {
+    if (from !== this.framesTo) this.framesFrom = from;
+    this.framesTo = to;
+    return to;
+  }
+
+  /**
+   * Where the lines begin that `passable` passed as a known bar's idle frames, on to the line
+   * `chunk[start, end)` (its `\n` at `end`) of the chunk being read; -1 when it passed that line
+   * otherwise, or not at all. Each of them is one `isIdleBar` calls idle under the answer
+   * `quietTo` was given, so a reader that walks back over a run's idle frames (before any line
+   * is read) may step over all of them at once.
+   */
+  idleFramesFrom(start: number, end: number): number {
+    return start >= this.framesFrom && end < this.framesTo ? this.framesFrom : -1;
+  }
 
   /**
    * A physical line of `\r` frames (`chunk[start, end)`, `end` its `\n`) that reads as a quiet
