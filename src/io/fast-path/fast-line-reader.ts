@@ -23,7 +23,6 @@ import type { Skippable } from '../../core/skippable.js';
 import type { LineSplitter, SplitLine } from '../line-splitter.js';
 import { countNewlines } from './count-newlines.js';
 import { DROP, FEED, QuietLines, REPEAT, SKIP } from './quiet-lines.js';
-import { SameFrames } from './same-frames.js';
 import { scanMemory } from './wasm/scan-memory.js';
 
 const LF = 10;
@@ -49,8 +48,6 @@ export class FastLineReader {
   #passed: SplitLine | undefined;
   /** The first `\r` at or after the line being looked at (-1: none left in the chunk). */
   #nextCr = -1;
-  /** Frames #passIdleFrames let go under the answer core gave last, to let the same go by their bytes. */
-  readonly #sameFrames = new SameFrames();
 
   constructor(
     private readonly session: Session,
@@ -187,7 +184,7 @@ export class FastLineReader {
   #passIdleFrames(chunk: Buffer, pos: number, end: number): number {
     const now = this.#now;
     if (now === undefined || this.#nextCr === -1 || this.#nextCr >= end) return pos;
-    const same = this.#sameFrames;
+    const same = this.#quiet.sameFrames;
     const at = same.passIdleCrFrames(now, chunk, pos, end, this.#max);
     if (at === pos) return pos;
     const { frames, last, lastEnd } = same.walked;

@@ -86,8 +86,12 @@ export class QuietLines {
   private repeat: Buffer | undefined;
   /** What core answered, for `passable` (set by quietTo). */
   private passNow: Skippable | undefined;
-  /** Frames `passable` let go under that answer, to pass the same again by their bytes. */
-  private readonly sameFrames = new SameFrames();
+  /**
+   * Frames core let go under the answer it gives now, to pass the same again by their bytes:
+   * `passable`'s and the reader's (FastLineReader walks the `\r` frames of a line read with them,
+   * often the very frames passBurst walked before it found one that moved).
+   */
+  readonly sameFrames = new SameFrames();
   /** The last lines `passable` passed as idle frames, one after another: `[framesFrom, framesTo)`. */
   private framesFrom = -1;
   private framesTo = -1;
