@@ -247,12 +247,15 @@ export class QuietLines {
     if (this.nextCr(chunk, last, textEnd) !== -1) return -1;
     // The last frame, as the line guard reads it: no colour codes, cut after the bar's tail.
     const text = chunk.toString('utf8', last, textEnd);
-    if (text.length > MAX_FRAME_CHARS || hasEscape(text) || now.idleBar(text, 0, text.length)) return -1;
-    const cut = gluedAfterBar(text.trimEnd());
+    if (text.length > MAX_FRAME_CHARS || hasEscape(text)) return -1;
+    const trimmed = text.trimEnd();
+    // Cut, it is no known bar's frame as a whole (core asks that first): after a bar's `]`, a
+    // frame holds only tqdm's rate characters up to a last `]` (known-bars.ts readElapsed).
+    const cut = gluedAfterBar(trimmed);
     if (cut === -1) return -1;
-    const frame = text.slice(0, cut);
-    const glued = last + Buffer.byteLength(frame);
-    if (!now.idleBar(frame, 0, frame.length) || gluedAfterBar(text.slice(cut).trimEnd()) !== -1) return -1;
+    // The frame's bytes are the text's up to the cut (no colour codes; blanks trimmed only after it).
+    const glued = last + Buffer.byteLength(text.slice(0, cut));
+    if (!(same.has(chunk, last, glued) || now.idleBar(chunk, last, glued)) || gluedAfterBar(trimmed.slice(cut)) !== -1) return -1;
     return this.plainQuiet(now, chunk, glued, textEnd) || this.classify(now, chunk, glued, textEnd) === SKIP ? end + 1 : -1;
   }
 
