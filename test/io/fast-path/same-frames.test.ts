@@ -111,6 +111,32 @@ describe('SameFrames', () => {
     expect(passed).toBeGreaterThan(400);
   });
 
+  it('with many ranks\' frames, has() finds each by its rank, and no rank it was not given', () => {
+    // Frames that share their start and differ at the rank: has() compares a line only with the
+    // frames of its rank's byte there. Checked against a memory of that one frame alone.
+    const now = reading();
+    const rankFrame = (rank: number, rate: string): string => IDLE.replace('TP3 pid=41203', `TP${rank} pid=4120${rank}`).replace('1.75', rate);
+    const all = new SameFrames();
+    all.forgetUnless(now);
+    for (const rank of [0, 1, 2, 4, 5, 6, 7]) {
+      const { chunk } = chunkOf([rankFrame(rank, '1.75')]);
+      all.note(chunk, 0, chunk.length - 1);
+    }
+    const one = (rank: number): SameFrames => {
+      const same = new SameFrames();
+      same.forgetUnless(now);
+      const { chunk } = chunkOf([rankFrame(rank, '1.75')]);
+      same.note(chunk, 0, chunk.length - 1);
+      return same;
+    };
+    for (let rank = 0; rank < 10; rank++) {
+      const { chunk } = chunkOf([rankFrame(rank, '2.05')]);
+      const given = rank !== 3 && rank < 8;
+      expect(all.has(chunk, 0, chunk.length - 1), `rank ${rank}`).toBe(given);
+      expect(one(rank).has(chunk, 0, chunk.length - 1), `rank ${rank} alone`).toBe(true);
+    }
+  });
+
   it("in the kernels' memory, the pass_frames kernel passes exactly the lines JavaScript passes", () => {
     expect(scanMemory).not.toBeNull();
     const now = reading();
