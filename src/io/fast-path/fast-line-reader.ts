@@ -26,7 +26,6 @@ import { DROP, FEED, QuietLines, REPEAT, SKIP } from './quiet-lines.js';
 import { scanMemory } from './wasm/scan-memory.js';
 
 const LF = 10;
-const CR = 13;
 
 /** Takes one line (to the session). */
 export type LineEmit = (line: SplitLine) => void;
@@ -46,8 +45,6 @@ export class FastLineReader {
   #chunk: Buffer | undefined;
   /** A known bar's frame of the physical line being fed, left unread so far (#takeFrame). */
   #passed: SplitLine | undefined;
-  /** The first `\r` at or after the line being looked at (-1: none left in the chunk). */
-  #nextCr = -1;
 
   constructor(
     private readonly session: Session,
@@ -102,7 +99,6 @@ export class FastLineReader {
     const chunk = scanMemory?.place(given) ?? given;
     this.#quiet.newChunk();
     this.#chunk = chunk;
-    this.#nextCr = chunk.indexOf(CR);
     let pos = 0;
     if (!this.splitter.atLineStart) pos = this.#feedLine(chunk, 0);
     const lastLf = chunk.lastIndexOf(LF);
@@ -121,8 +117,7 @@ export class FastLineReader {
         if (pos >= wholeEnd) break;
       }
       const lf = chunk.indexOf(LF, pos);
-      if (this.#nextCr !== -1 && this.#nextCr < pos) this.#nextCr = chunk.indexOf(CR, pos);
-      const asked = lf - pos <= this.#max && (this.#nextCr === -1 || this.#nextCr > lf);
+      const asked = lf - pos <= this.#max && this.#quiet.nextCr(chunk, pos, lf) === -1;
       const how = asked ? this.#quiet.classify(this.#now, chunk, pos, lf) : FEED;
       if (how === SKIP || how === REPEAT) {
         this.#hold(chunk, pos, lf + 1);
@@ -160,7 +155,7 @@ export class FastLineReader {
       stuck = passed === from;
       from = passed;
       // One frame whose `\r` another frame follows on the line, else the rest of the line.
-      const cr = rest || this.#nextCr === -1 || this.#nextCr >= end ? -1 : chunk.indexOf(CR, from);
+      const cr = rest ? -1 : this.#quiet.nextCr(chunk, from, end);
       const to = cr === -1 || cr + 1 >= end || chunk[cr + 1] === LF ? end : cr + 1;
       this.splitter.forEachLine(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to), this.#takeFrame);
       from = to;
@@ -183,7 +178,7 @@ export class FastLineReader {
    */
   #passIdleFrames(chunk: Buffer, pos: number, end: number): number {
     const now = this.#now;
-    if (now === undefined || this.#nextCr === -1 || this.#nextCr >= end) return pos;
+    if (now === undefined || this.#quiet.nextCr(chunk, pos, end) === -1) return pos;
     const same = this.#quiet.sameFrames;
     const at = same.passIdleCrFrames(now, chunk, pos, end, this.#max);
     if (at === pos) return pos;

@@ -271,8 +271,11 @@ export class QuietLines {
     return scanner.scan(chunk, start, end, EVERY_GROUP) === 0 && scanner.stampEnd < 0 && !now.barFrame(chunk, start, end);
   }
 
-  /** The first `\r` of `chunk[from, end)`, or -1: the chunk is searched once on from each `\r` (a flood without one, once). */
-  private nextCr(chunk: Uint8Array, from: number, end: number): number {
+  /**
+   * The first `\r` of `chunk[from, end)` (the chunk being read), or -1: the chunk is searched
+   * once on from each `\r` (a flood without one, once). The reader asks it too.
+   */
+  nextCr(chunk: Uint8Array, from: number, end: number): number {
     if (chunk !== this.crChunk || (this.crAt !== -1 && this.crAt < from) || from < this.crFrom) {
       this.crChunk = chunk;
       this.crFrom = from;

@@ -109,8 +109,8 @@ export class SameFrames {
 
   /**
    * In the kernels' memory: from the `\r` frame at `from` on, passes over the frames remembered
-   * (and empty ones) of the physical line that ends before `limit`, each but its last, as
-   * fast-line-reader.ts passes idle frames; returns where the first other frame begins, and
+   * (and empty ones) of the physical line that ends before `limit`, each but its last (the
+   * kernel's part of passIdleCrFrames); returns where the first other frame begins, and
    * says in `passed` how many it passed and where the last of them lies. -1 elsewhere: then ask
    * `has` of each frame.
    */

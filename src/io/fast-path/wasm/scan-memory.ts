@@ -37,8 +37,8 @@ export const READ_BUFFER_BYTES = 1 << 22;
 const TABLE_SLOTS = 4;
 const MASK_SLOTS = 16;
 /**
- * Frame tables: one per SameFrames in use, two per reader (its quiet lines' and its own for `\r`
- * frames); a table whose slot went to another is copied in again when next used.
+ * Frame tables: one per SameFrames in use (one per reader, its quiet lines' and its `\r` frames'
+ * at once); a table whose slot went to another is copied in again when next used.
  */
 const FRAME_SLOTS = 4;
 const READ_LEASES = 2;
