@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LiteralScanner } from '../../src/core/literal-scanner.js';
+import { FIRST_SAMPLE_AFTER, LiteralScanner } from '../../src/core/literal-scanner.js';
 import { randomFloats as rng } from '../hostile/random.js';
 
 function naive(literals: readonly string[], text: string): number[] {
@@ -64,6 +64,8 @@ describe('LiteralScanner', () => {
     const random = rng(99);
     const literals = ['NCCL error', 'out of memory', 'Traceback', 'GET /health', 'fired up', ' 200', 'xyz'];
     const scanner = new LiteralScanner(literals);
+    const table = () => (scanner as unknown as { table: Uint8Array }).table;
+    const tables = new Set([table()]);
     const shapes = [
       () => `[2025-01-01 00:00:0${Math.floor(random() * 10)}] INFO:     127.0.0.1:1 - "GET /health HTTP/1.1" 200 OK`,
       () => `node:1:2 [0] NCCL INFO Channel ${Math.floor(random() * 32)}/0 : 0[0] -> 1[1] via P2P/IPC`,
@@ -76,7 +78,18 @@ describe('LiteralScanner', () => {
       if (got.length !== expected.length || got.some((v, k) => v !== expected[k])) {
         expect(got, `line ${i}: ${text}`).toEqual(expected);
       }
+      tables.add(table());
     }
+    // Static windows, then a retune after FIRST_SAMPLE_AFTER lines, then one every 64 Ki lines.
+    expect(140_000).toBeGreaterThan(FIRST_SAMPLE_AFTER + 0x10000 + 256);
+    expect(tables.size).toBe(3);
+  });
+
+  it('keeps its static windows while it has scanned fewer than FIRST_SAMPLE_AFTER lines', () => {
+    const scanner = new LiteralScanner(['NCCL error', 'out of memory']);
+    const table = (scanner as unknown as { table: Uint8Array }).table;
+    for (let i = 0; i < FIRST_SAMPLE_AFTER - 1; i++) scanner.scan(`node:1:2 [0] NCCL INFO Channel ${i % 32}/0`);
+    expect((scanner as unknown as { table: Uint8Array }).table).toBe(table);
   });
 
   it('agrees with a naive includes loop on every fixture line', () => {
