@@ -25,17 +25,25 @@ export interface LiveStatusOptions {
   log?: string;
   /** false: no state file and no unix socket (`--no-state`). */
   state: boolean;
+  /** The command reads a finished file (`watch --no-follow FILE`): see STATE_AFTER_MS. */
+  finishedFile?: boolean;
 }
 
 /** How often a changed status is written to the state file. */
 const STATE_WRITE_MS = 1_000;
 /**
- * How long after the start the unix socket is opened and the state file first written. A short
- * run (`watch --no-follow` of a small log) is over before then and never pays for a socket it
- * would take down at once (listening loads Node's cluster and child_process modules: a twentieth
- * of such a run); its state file is written when it ends, so `status` lists it all the same.
+ * How long after the start the unix socket is opened and the state file first written. A run
+ * over before then never pays for a socket it would take down at once (listening loads Node's
+ * http, cluster and child_process modules: a twentieth of a short run, 12 to 14 ms of CPU in a
+ * watch of 100 MB); its state file is written when it ends, so `status` lists it all the same.
+ *
+ * | the run reads                       | after   | why                                              |
+ * |-------------------------------------|---------|--------------------------------------------------|
+ * | a live log (a followed file, stdin) | 200 ms  | a start takes minutes: attach soon               |
+ * | a finished file (`--no-follow`)     | 1 s     | read at full speed, most are over within it; a   |
+ * |                                     |         | longer one (a GB) can still be attached to after |
  */
-const STATE_AFTER_MS = 200;
+export const STATE_AFTER_MS = { live: 200, finishedFile: 1_000 } as const;
 
 export class LiveStatus implements Sink {
   readonly name = 'the status API';
@@ -72,7 +80,7 @@ export class LiveStatus implements Sink {
       live.stateTimer = setTimeout(() => {
         live.stateTimer = undefined;
         live.opening = live.openState();
-      }, STATE_AFTER_MS);
+      }, options.finishedFile ? STATE_AFTER_MS.finishedFile : STATE_AFTER_MS.live);
       live.stateTimer.unref();
     }
     return live;

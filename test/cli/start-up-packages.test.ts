@@ -84,8 +84,8 @@ describe('a start loads no pack-reading machinery it does not need', () => {
 describe('a watch of a file loads no builtin it does not need', () => {
   it('neither node:child_process (only a pipe on stdin spawns, to widen it) nor node:http (the status API comes later)', () => {
     const record = join(dir, 'builtins.txt');
-    // --no-state: the status API's socket opens 200 ms in (live-status.ts), which a busy machine
-    // reaches even on this short log; a module that imported node:http eagerly still loads it.
+    // --no-state: the status API's socket opens a second in (live-status.ts), which a busy machine
+    // may reach even on this short log; a module that imported node:http eagerly still loads it.
     const result = spawnSync(process.execPath, ['--require', join(repoRoot, 'test/helpers/record-builtins.cjs'), BIN, 'watch', '--no-follow', '--no-state', readyLog], {
       env: { ...process.env, NO_COLOR: '1', XDG_STATE_HOME: state, RECORD_BUILTINS_TO: record },
       encoding: 'utf8',

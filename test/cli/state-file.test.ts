@@ -3,13 +3,17 @@
  * going a moment after it began has both, and `status` and `attach` find it by them; a short
  * `--no-follow` start, over before then, never opens a socket but leaves its ended state file,
  * so `status` lists it all the same (which of the two a run is depends on the machine's speed:
- * the tests hold for both). A state dir that cannot be written is said once either way.
+ * the tests hold for both). A `--no-follow` watch that lasts opens them a second in, not 200 ms.
+ * A state dir that cannot be written is said once either way.
  * Real processes of the built bin.
  */
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { STATE_AFTER_MS } from '../../src/cli/live-status.js';
 import { PidTracker } from '../io/pid-tracker.js';
 import { repoRoot } from '../helpers/run-main.js';
 import { spinup, until } from '../helpers/spinup-process.js';
@@ -67,6 +71,31 @@ describe('the state file of a watch', () => {
     expect(attach.stdout()).toMatch(/^READY sglang/m);
     const ended = runFiles(runs)[0]!;
     expect(ended).toMatchObject({ id: file.id, exit_code: 0, status: { verdict: 'ready' } });
+    expect(existsSync(file.socket!)).toBe(false);
+  });
+
+  it('a --no-follow watch of a file that takes long to read: its socket and state file come after a second, not 200 ms; gone at the end', async () => {
+    const { env, runs } = stateHome();
+    // A FIFO: the watch reads it as a finished file, and it lasts until the test writes the log.
+    const fifo = join(scratch, 'slow-to-read.log');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const spawned = Date.now();
+    const watch = spinup(['watch', '--no-follow', '--quiet', fifo], env);
+    tracker.track(watch.pid);
+    // Resolves once the watch opened the FIFO: past LiveStatus.start, its timer running.
+    const writer = await open(fifo, 'w');
+    const entries = () => (existsSync(runs) ? readdirSync(runs) : []);
+    await until('the socket', () => entries().length > 0);
+    // A live log's come STATE_AFTER_MS.live in; a finished file's no earlier than this after the spawn.
+    expect(Date.now() - spawned).toBeGreaterThanOrEqual(STATE_AFTER_MS.finishedFile);
+    const file = await until('the state file', () => runFiles(runs)[0]);
+    expect(file).toMatchObject({ command: 'watch', pid: watch.pid, log: fifo });
+    expect(file.ended_at).toBeUndefined();
+    expect(existsSync(file.socket!)).toBe(true);
+    await writer.write(readFileSync(READY_LOG));
+    await writer.close();
+    expect(await watch.code).toBe(0);
+    expect(runFiles(runs)[0]).toMatchObject({ id: file.id, exit_code: 0, status: { verdict: 'ready' } });
     expect(existsSync(file.socket!)).toBe(false);
   });
 

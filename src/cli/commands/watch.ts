@@ -145,7 +145,7 @@ export async function watchCommand(args: string[], io: Io): Promise<number> {
 
   const memory = await startMemory({ io, flags: values, session: { packs, family, classifier: { stallOverrideMs } }, source: 'watch', log: path ?? '-' });
   const session = memory.session;
-  const status = await LiveStatus.start({ io, command: 'watch', session, listen, log: path ?? '-', state: !values['no-state'] });
+  const status = await LiveStatus.start({ io, command: 'watch', session, listen, log: path ?? '-', state: !values['no-state'], finishedFile: path !== undefined && !follow });
   const format = reportFormat(values, Boolean(io.stderr.isTTY) && follow);
   const webhook = await notifySink(notify, { session, stderr: io.stderr });
   const sinks = allSinks([liveReporter({ format, io, session, color: useColor(io, 'stdout') }), status, webhook], { stderr: io.stderr });
