@@ -111,6 +111,17 @@ export class LineSplitter {
     if (frames > 0) this.#lastLineNo = Math.max(this.#lastLineNo, this.#lineNo);
   }
 
+  /**
+   * Counts the rest of the current physical line, up to and with its `\n`, as cut and passed over
+   * by the caller (a reader that holds it unread: io/fast-path); the next bytes pushed begin the
+   * next line. Only at a frame start (`atFrameStart`).
+   */
+  passRestOfLine(): void {
+    this.#lastLineNo = Math.max(this.#lastLineNo, this.#lineNo);
+    this.#pendingCr = false;
+    this.#newPhysicalLine();
+  }
+
   push(chunk: Buffer): SplitLine[] {
     const out: SplitLine[] = [];
     this.forEachLine(chunk, (line) => void out.push(line));

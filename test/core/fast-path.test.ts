@@ -382,7 +382,7 @@ describe('the fast path changes nothing on bursts of `\\r` frames with a line gl
     () => '',
   ];
   const fatal = [() => 'Traceback (most recent call last):', () => 'RuntimeError: CUDA error: an illegal memory access was encountered'];
-  const bursts = (seed: number, ending: '\n' | '\r\n', mixed = 0.2): Buffer => {
+  const bursts = (seed: number, ending: '\n' | '\r\n', mixed = 0.2, moves = 0.003): Buffer => {
     const random = prng(seed);
     const done = [1, 1, 1, 1, 1, 1, 1, 1];
     const lines = [...start, ...done.map((d, rank) => frame(rank, d, 1, 1))];
@@ -395,7 +395,7 @@ describe('the fast path changes nothing on bursts of `\\r` frames with a line gl
         // Now and then a frame moves its bar, or a second of elapsed time passes; more often the
         // last, which the glued line follows.
         const last = k === n - 1;
-        if (random() < (last ? 0.05 : 0.003)) done[rank] = Math.min(48, done[rank]! + 1);
+        if (random() < (last ? 0.05 : moves)) done[rank] = Math.min(48, done[rank]! + 1);
         if (random() < (last ? 0.05 : 0.01)) elapsed = Math.min(59, elapsed + 1);
         text += `\r${frame(rank, done[rank]!, elapsed, 1 + random())}`;
       }
@@ -407,12 +407,15 @@ describe('the fast path changes nothing on bursts of `\\r` frames with a line gl
     return Buffer.from(`${lines.join(ending)}${ending}`);
   };
 
-  it.for<[string, number, '\n' | '\r\n']>([
-    ['newline endings', 1, '\n'],
-    ['another mix', 2, '\n'],
-    ['`\\r\\n` endings', 3, '\r\n'],
-  ])('%s', async ([, seed, ending]) => {
-    const bytes = bursts(seed, ending);
+  it.for<[string, number, '\n' | '\r\n', number]>([
+    ['newline endings', 1, '\n', 0.003],
+    ['another mix', 2, '\n', 0.003],
+    ['`\\r\\n` endings', 3, '\r\n', 0.003],
+    // The rest of a burst after a frame that moved its bar may stand at the head of the next run.
+    ['bars moving inside bursts', 5, '\n', 0.1],
+    ['bars moving inside bursts, `\\r\\n` endings', 6, '\r\n', 0.1],
+  ])('%s', async ([, seed, ending, moves]) => {
+    const bytes = bursts(seed, ending, 0.2, moves);
     for (const chunks of [1 << 20, 4096]) await expectSame(bytes, { family: 'sglang', chunks });
     await expectSame(bytes, { family: 'sglang', chunks: { seed } });
   });
@@ -435,6 +438,26 @@ describe('the fast path changes nothing on bursts of `\\r` frames with a line gl
     await watch(Buffer.from(`${log.join('\n')}\n`), { family: 'sglang', chunks: 1 << 20 }, true, pushed);
     expect(pushed.some((line) => line.includes(frame(0, 2, 1, 1.4)))).toBe(true);
     expect(pushed.some((line) => line.includes('Load weight end'))).toBe(true);
+  });
+
+  it('after a frame that moved its bar, leaves the rest of the burst unread when a line of the run after it sets the last line', async () => {
+    const quiet = (from: number, n: number): string[] => Array.from({ length: n }, (_, k) => `node01:41200:41900 [0] NCCL INFO Channel ${from + k}/0 : 1[1] -> 2[2] via P2P/IPC`);
+    const burst = (glued: string) => `\r${frame(0, 1, 1, 1.2)}\r${frame(1, 2, 1, 1.3)}\r${frame(2, 1, 1, 1.4)}\r${frame(3, 1, 1, 1.5)}${glued}`;
+    const log = (after: string[]): Buffer =>
+      Buffer.from(`${[...start, ...[0, 1, 2, 3].map((rank) => frame(rank, 1, 1, 1)), ...quiet(0, 3), burst(quiet(10, 1)[0]!), ...after, sg('12:00:05', 'Load weight end. type=X, avail mem=60.00 GB')].join('\n')}\n`);
+    const cases: [string, string[], boolean][] = [
+      ['quiet lines after it', quiet(20, 4), false],
+      ['nothing after it', [], true],
+      ['only blank lines after it', ['', ''], true],
+    ];
+    for (const [what, after, read] of cases) {
+      const pushed: string[] = [];
+      await watch(log(after), { family: 'sglang', chunks: 1 << 20 }, true, pushed);
+      // The frame that moved is read either way.
+      expect(pushed.some((line) => line.includes(frame(1, 2, 1, 1.3))), what).toBe(true);
+      expect(pushed.some((line) => line.includes(quiet(10, 1)[0]!)), what).toBe(read);
+      await expectSame(log(after), { family: 'sglang', chunks: 1 << 20 });
+    }
   });
 
   it('leaves a burst that only moved counters unread, with the quiet line glued to it', async () => {

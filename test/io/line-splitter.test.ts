@@ -191,3 +191,23 @@ describe('LineSplitter: \\r frames passed over by the caller (the fast path leav
     expect(skipping.lastLineNo).toBe(whole.lastLineNo);
   });
 });
+
+describe('LineSplitter: the rest of a line passed over by the caller (held at the head of a run of quiet lines)', () => {
+  it.each([
+    ['after a frame it cut', '\ra\r', 'b glued\nx\n'],
+    ['after frames passed over', '', '\ra\rb glued\r\nx\n'],
+  ])('%s: the next line gets the next number, and the line held counts as cut', (_, cut, rest) => {
+    const whole = new LineSplitter();
+    const wholeLines = whole.push(Buffer.from(cut + rest));
+    const holding = new LineSplitter();
+    const taken = holding.push(Buffer.from(cut));
+    expect(holding.atFrameStart).toBe(true);
+    holding.passRestOfLine();
+    expect(holding.lastLineNo).toBe(1);
+    expect(holding.atLineStart).toBe(true);
+    const after = rest.slice(rest.indexOf('\n') + 1);
+    // The lines after it are the whole split's last: numbered as they were.
+    expect([...taken, ...holding.push(Buffer.from(after))]).toEqual([...taken, wholeLines.at(-1)]);
+    expect(holding.lastLineNo).toBe(whole.lastLineNo);
+  });
+});

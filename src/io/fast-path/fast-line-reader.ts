@@ -26,6 +26,7 @@ import { DROP, FEED, QuietLines, REPEAT, SKIP } from './quiet-lines.js';
 import { scanMemory } from './wasm/scan-memory.js';
 
 const LF = 10;
+const CR = 13;
 
 /** Takes one line (to the session). */
 export type LineEmit = (line: SplitLine) => void;
@@ -45,6 +46,12 @@ export class FastLineReader {
   #chunk: Buffer | undefined;
   /** A known bar's frame of the physical line being fed, left unread so far (#takeFrame). */
   #passed: SplitLine | undefined;
+  /**
+   * The rest of a physical line held before the run (QuietLines.quietLineTail): its last frame
+   * and the quiet line glued to it, `#chunk[start, end)`, read only when no line of the run
+   * after it sets the last line.
+   */
+  #head: { start: number; end: number; lineNo: number } | undefined;
 
   constructor(
     private readonly session: Session,
@@ -154,6 +161,14 @@ export class FastLineReader {
       const rest = passed === from && stuck;
       stuck = passed === from;
       from = passed;
+      // After a frame read, the rest may be one core lets go with a quiet line glued to it: held.
+      if (from > pos && lf !== -1 && this.splitter.atFrameStart && this.#quiet.quietLineTail(this.#now, chunk, from, lf)) {
+        this.#head = { start: from, end: chunk[lf - 1] === CR ? lf - 1 : lf, lineNo: this.splitter.nextLineNo };
+        this.splitter.passRestOfLine();
+        this.#passed = undefined;
+        this.#quiet.forgetRepeat();
+        return end;
+      }
       // One frame whose `\r` another frame follows on the line, else the rest of the line.
       const cr = rest ? -1 : this.#quiet.nextCr(chunk, from, end);
       const to = cr === -1 || cr + 1 >= end || chunk[cr + 1] === LF ? end : cr + 1;
@@ -249,9 +264,15 @@ export class FastLineReader {
    */
   #release(): void {
     const count = this.#runLines;
-    if (count === 0) return;
-    this.#runLines = 0;
+    const head = this.#head;
+    this.#head = undefined;
     const chunk = this.#chunk!;
+    const readHead = (): boolean => head !== undefined && this.#take({ text: chunk.toString('utf8', head.start, head.end), lineNo: head.lineNo, truncated: 0 });
+    if (count === 0) {
+      readHead();
+      return;
+    }
+    this.#runLines = 0;
     const firstNo = this.splitter.nextLineNo;
     this.splitter.skipLines(count);
     let read = 0;
@@ -261,6 +282,7 @@ export class FastLineReader {
     const now = this.#now;
     let repeat: { start: number; end: number; lineNo: number } | undefined;
     let end = this.#runEnd - 1;
+    let stood = false;
     for (let k = count - 1; k >= 0; k--) {
       const start = k === count - 1 ? this.#runLast : Math.max(this.#runStart, chunk.lastIndexOf(LF, end - 1) + 1);
       if (this.#quiet.isRepeat(chunk, start, end, reference) || this.#quiet.isIdleBar(now, chunk, start, end)) {
@@ -275,10 +297,13 @@ export class FastLineReader {
         }
       } else {
         read++;
-        if (this.#take({ text: chunk.toString('utf8', start, end), lineNo: firstNo + k, truncated: 0 })) break;
+        stood = this.#take({ text: chunk.toString('utf8', start, end), lineNo: firstNo + k, truncated: 0 });
+        if (stood) break;
       }
       end = start - 1;
     }
+    // No line of the run set the last line: the held rest of the line before it does.
+    if (!stood) readHead();
     if (repeat) {
       read++;
       this.#take({ text: chunk.toString('utf8', repeat.start, repeat.end), lineNo: repeat.lineNo, truncated: 0 });

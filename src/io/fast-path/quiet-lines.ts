@@ -241,22 +241,54 @@ export class QuietLines {
   private passBurst(now: Skippable, chunk: Buffer, start: number, end: number): number {
     const textEnd = chunk[end - 1] === CR ? end - 1 : end;
     if (textEnd - start > this.maxLineBytes) return -1;
-    const same = this.sameFrames;
-    const last = same.passIdleCrFrames(now, chunk, start, end + 1, this.maxLineBytes);
+    const last = this.sameFrames.passIdleCrFrames(now, chunk, start, end + 1, this.maxLineBytes);
     if (last === start && chunk[start] !== CR) return -1;
     if (this.nextCr(chunk, last, textEnd) !== -1) return -1;
+    return this.quietTail(now, chunk, last, textEnd) ? end + 1 : -1;
+  }
+
+  /**
+   * Before a verdict: whether the rest of a physical line, `chunk[start, end)` (`end` its `\n`;
+   * `start` a frame's start after a frame of the line was read), is its last frame, one core
+   * lets go unread, and a line glued after it that `classify` calls SKIP: read, it would set
+   * the last line and the time of the last activity as a quiet line does, so it may stand at
+   * the head of the run of quiet lines that follows (FastLineReader). Row i's bursts where one
+   * rank's bar moved: the NCCL line glued after each was read, and the one ending the run after it.
+   */
+  quietLineTail(now: Skippable | undefined, chunk: Buffer, start: number, end: number): boolean {
+    if (now?.scope !== 'beforeVerdict' || now.verdict !== undefined || !scannersFor(now.pack)) return false;
+    const textEnd = chunk[end - 1] === CR ? end - 1 : end;
+    if (textEnd - start > this.maxLineBytes || this.nextCr(chunk, start, textEnd) !== -1) return false;
+    this.sameFrames.forgetUnless(now);
+    return this.quietTail(now, chunk, start, textEnd);
+  }
+
+  /**
+   * Whether `chunk[last, textEnd)`, a line's last `\r` frame (none in it), is a frame core lets
+   * go unread with a line glued after it (tqdm writes no newline) that `classify` calls SKIP.
+   */
+  private quietTail(now: Skippable, chunk: Buffer, last: number, textEnd: number): boolean {
     // The last frame, as the line guard reads it: no colour codes, cut after the bar's tail.
     const text = chunk.toString('utf8', last, textEnd);
-    if (text.length > MAX_FRAME_CHARS || hasEscape(text)) return -1;
+    if (text.length > MAX_FRAME_CHARS || hasEscape(text)) return false;
     const trimmed = text.trimEnd();
     // Cut, it is no known bar's frame as a whole (core asks that first): after a bar's `]`, a
     // frame holds only tqdm's rate characters up to a last `]` (known-bars.ts readElapsed).
     const cut = gluedAfterBar(trimmed);
-    if (cut === -1) return -1;
+    if (cut === -1) return false;
     // The frame's bytes are the text's up to the cut (no colour codes; blanks trimmed only after it).
     const glued = last + Buffer.byteLength(text.slice(0, cut));
-    if (!(same.has(chunk, last, glued) || now.idleBar(chunk, last, glued)) || gluedAfterBar(trimmed.slice(cut)) !== -1) return -1;
-    return this.plainQuiet(now, chunk, glued, textEnd) || this.classify(now, chunk, glued, textEnd) === SKIP ? end + 1 : -1;
+    if (!(this.sameFrames.has(chunk, last, glued) || now.idleBar(chunk, last, glued)) || gluedAfterBar(trimmed.slice(cut)) !== -1) return false;
+    return this.plainQuiet(now, chunk, glued, textEnd) || this.classify(now, chunk, glued, textEnd) === SKIP;
+  }
+
+  /**
+   * A line the reader left unread stands for the line read last (quietLineTail): no line is a
+   * repeat of the one read before it any more, as none is of a glued line read (no bar's frame).
+   */
+  forgetRepeat(): void {
+    this.repeat = undefined;
+    this.absorbable = undefined;
   }
 
   /**
