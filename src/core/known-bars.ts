@@ -140,11 +140,14 @@ export class KnownBars {
 
   private recognizeBytes(source: Uint8Array, start: number, end: number): KnownBar | undefined {
     // Heads share their start (`(Worker_TP`) and differ after it (the rank): one byte there
-    // rules out the others before any is compared whole.
+    // rules out the others before any is compared whole, and the first byte most other lines
+    // (the NCCL line glued after a burst of frames: `node01:41200:...` has a rank's digit there).
     const at = this.sharedHead;
     const byte = start + at < end ? source[start + at]! : -1;
+    const first = start < end ? source[start]! : -1;
     for (const bar of this.bars) {
-      if (at < bar.headBytes.length && bar.headBytes[at] !== byte) continue;
+      const head = bar.headBytes;
+      if ((head.length > 0 && head[0] !== first) || (at < head.length && head[at] !== byte)) continue;
       const found = this.recognizeAs(bar, source, start, end);
       if (found) return found;
     }
