@@ -140,8 +140,8 @@ export class KnownBars {
 
   private recognizeBytes(source: Uint8Array, start: number, end: number): KnownBar | undefined {
     // Heads share their start (`(Worker_TP`) and differ after it (the rank): one byte there
-    // rules out the others before any is compared whole, and the first byte most other lines
-    // (the NCCL line glued after a burst of frames: `node01:41200:...` has a rank's digit there).
+    // rules out the others before any is compared whole. The first byte rules out most lines
+    // that are no frame at all (NCCL's `node01:41200:...` has a rank's digit at that byte).
     const at = this.sharedHead;
     const byte = start + at < end ? source[start + at]! : -1;
     const first = start < end ? source[start]! : -1;

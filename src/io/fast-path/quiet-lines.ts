@@ -283,8 +283,8 @@ export class QuietLines {
   }
 
   /**
-   * A line the reader left unread stands for the line read last (quietLineTail): no line is a
-   * repeat of the one read before it any more, as none is of a glued line read (no bar's frame).
+   * The reader held the rest of a line unread where it would have read it (quietLineTail): as
+   * after reading it (a glued line is no bar's frame), no later line repeats the line read last.
    */
   forgetRepeat(): void {
     this.repeat = undefined;
