@@ -90,6 +90,8 @@ export interface WatchLoopOptions {
    * against.
    */
   skipQuietLines?: boolean;
+  /** The smallest chunk the fast path takes up at (io/fast-path/fast-line-reader.ts FAST_PATH_FIRST_CHUNK); 0: the first. */
+  fastPathFirstChunk?: number;
   /** Given a turn after every item and every tick; none by default (watch decides by the log alone). */
   deciders?: readonly LoopDecider[];
   /**
@@ -171,7 +173,7 @@ export async function runWatchLoop(options: WatchLoopOptions): Promise<LoopResul
     emit(session.push(line.text, { lineNo: line.lineNo, wall: at, live: caughtUp && wall !== undefined && options.liveAfterCatchUp === true, stream: line.stream }));
   };
   const push = (line: LoopLine): void => pushAt(line, wall?.());
-  const fast = options.skipQuietLines === false ? undefined : new FastLineReader(session, splitter, push, options.maxLineBytes);
+  const fast = options.skipQuietLines === false ? undefined : new FastLineReader(session, splitter, push, options.maxLineBytes, options.fastPathFirstChunk);
   const read = (chunk: Buffer): void => (fast ? fast.read(chunk) : splitter.forEachLine(chunk, push));
   const feed = (splitLines: SplitLine[]): void => {
     for (const line of splitLines) push(line);

@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/core/events.js';
 import { Session, type SessionEvent } from '../../src/core/session.js';
 import { runWatchLoop, type SourceItem } from '../../src/io/watch-loop.js';
+import { FAST_PATH_FIRST_CHUNK } from '../../src/io/fast-path/fast-line-reader.js';
 import { analysedPack } from '../helpers/analysed-pack.js';
 import { sglangHealthyStart, SGLANG_READY } from '../helpers/log-lines.js';
 import { repoRoot } from '../helpers/run-main.js';
@@ -38,6 +39,8 @@ interface Feeding {
   /** Chunk size, or a seed for random sizes (1 to 4096 bytes). */
   chunks: number | { seed: number };
   wall?: () => number;
+  /** The chunk the fast path takes up at: 0 (the first) unless given, so that small chunks test it too. */
+  fastPathFirstChunk?: number;
 }
 
 async function* chunked(bytes: Buffer, chunks: Feeding['chunks']): AsyncGenerator<SourceItem> {
@@ -66,6 +69,7 @@ async function watch(bytes: Buffer, feeding: Feeding, skipQuietLines: boolean, p
     wall: feeding.wall,
     stopAtVerdict: false,
     skipQuietLines,
+    fastPathFirstChunk: feeding.fastPathFirstChunk ?? 0,
     onEvents: (batch) => events.push(...batch),
   });
   return { ...runRelative(events, result.verdict), lines: result.lines, read, truncatedBytes: result.truncatedBytes };
@@ -234,6 +238,36 @@ describe('the fast path changes nothing on 8 ranks drawing their bars at once (t
     const bytes = bars(separator);
     expect(await expectSame(bytes, { family: 'sglang', chunks: 1 << 20 })).toBeGreaterThan(unread);
     expect(await expectSame(bytes, { family: 'sglang', chunks: { seed: 11 } })).toBeGreaterThan(0);
+  });
+
+  it('takes up the fast path at the first chunk of FAST_PATH_FIRST_CHUNK bytes, after smaller ones read plainly', async () => {
+    const bytes = bars('\r');
+    const small = async function* (): AsyncGenerator<SourceItem> {
+      // Small chunks first (read plainly), then the rest at once (the fast path takes up there).
+      for (let at = 0; at < 40_000; at += 4_000) yield { kind: 'data', chunk: bytes.subarray(at, at + 4_000) };
+      yield { kind: 'data', chunk: bytes.subarray(40_000) };
+    };
+    const reads = async (firstChunk: number | undefined, source: () => AsyncGenerator<SourceItem>) => {
+      const session = new Session({ packs, family: 'sglang' });
+      let read = 0;
+      const push = session.push.bind(session);
+      session.push = (raw, where) => (read++, push(raw, where));
+      const result = await runWatchLoop({ source: source(), session, stopAtVerdict: false, fastPathFirstChunk: firstChunk });
+      return { read, verdict: JSON.stringify(result.verdict), lines: result.lines };
+    };
+    const plain = await reads(Number.MAX_SAFE_INTEGER, small);
+    const fast = await reads(undefined, small);
+    expect(FAST_PATH_FIRST_CHUNK).toBeGreaterThan(4_000);
+    expect(fast.verdict).toBe(plain.verdict);
+    expect(fast.lines).toBe(plain.lines);
+    // Read plainly up to 40,000 bytes, then most lines left unread.
+    expect(fast.read).toBeLessThan(plain.read / 2);
+    const oneSmall = async function* (): AsyncGenerator<SourceItem> {
+      yield { kind: 'data', chunk: bytes.subarray(0, 4_000) };
+    };
+    // A log of one small chunk is read plainly: every line.
+    expect((await reads(undefined, oneSmall)).read).toBe((await reads(Number.MAX_SAFE_INTEGER, oneSmall)).read);
+    expect((await reads(0, oneSmall)).read).toBeLessThan((await reads(Number.MAX_SAFE_INTEGER, oneSmall)).read);
   });
 });
 
