@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=2 --enable-experimental-regexp-engine-on-excessive-backtracks
+#!/usr/bin/env -S node --v8-pool-size=0 --max-semi-space-size=2 --enable-experimental-regexp-engine-on-excessive-backtracks
 import { createRequire } from 'node:module';
 import { pinYoungGeneration, semiSpacesUnlimited } from '../io/young-generation.js';
 import { loadCli } from './load-cli.js';
@@ -13,6 +13,13 @@ const REGEXP_FALLBACK = '--enable-experimental-regexp-engine-on-excessive-backtr
 // young generation keeps peak memory flat (about 80 MB; 100 MB with the default of 16, 92 MB
 // with 8) at no measurable cost in speed. V8 reads it only at start-up; run without it, the
 // young generation is kept from growing instead (io/young-generation.ts).
+// The shebang's --v8-pool-size=0: V8's background threads (its concurrent marking and compiling)
+// as many as the machine has cores less one, where Node's default is always 4. On this project's
+// 2-core machine that is 1, and the 4 had competed with the reading thread: in farm-bench -n 30
+// pairs rows h and i took 0.92 of the wall, the archive replay (k) 0.80, and every row's peak
+// RSS fell 3 to 5 MB; the GB rows and a cold start were unchanged (0.97 to 1.01). Only Node reads
+// it, at start-up: run without the shebang, the pool is Node's default.
+// The shebang line stays under the 127 bytes kernels before 5.1 read of it (RHEL 8's 4.18).
 const regexpUnflagged = !process.execArgv.includes(REGEXP_FALLBACK);
 if (regexpUnflagged || semiSpacesUnlimited()) {
   const { setFlagsFromString } = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');

@@ -29,6 +29,14 @@ describe('the bin', () => {
     expect(readFileSync(packageBin, 'utf8')).toMatch(/^#!\/usr\/bin\/env -S node /);
   });
 
+  it('has a shebang line that kernels before 5.1 read whole (they read 127 bytes of it: RHEL 8\'s 4.18)', () => {
+    for (const file of [packageBin, esmEntry]) {
+      const first = readFileSync(file, 'utf8').split('\n', 1)[0]!;
+      expect(first.startsWith('#!')).toBe(true);
+      expect(Buffer.byteLength(first), file).toBeLessThanOrEqual(127);
+    }
+  });
+
   it.for([
     ['watch of a failed start', ['watch', '--no-follow', failedLog]],
     ['--version', ['--version']],
