@@ -1,6 +1,6 @@
 /** Runs a command and measures its wall time, CPU time and peak RSS (GNU time when present, else /proc polling). */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -55,6 +55,16 @@ export function measure(command, args, { cwd, stdin = 'ignore', stateDir, env: e
       resolve({ wallMs, cpuMs, rssKb, code, stdout, stderr });
     });
   });
+}
+
+/**
+ * Reads `path` (a file, or every file under a directory) once, unmeasured, so that the run
+ * timed next reads it from the page cache: see run.mjs, where each run of a row is preceded by it.
+ */
+export function warmPageCache(path) {
+  const [command, args] = statSync(path).isDirectory() ? ['find', [path, '-type', 'f', '-exec', 'cat', '{}', '+']] : ['cat', [path]];
+  const done = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (done.status !== 0) throw new Error(`reading ${path} into the page cache failed: ${command} exited ${done.status}`);
 }
 
 export function median(values) {
