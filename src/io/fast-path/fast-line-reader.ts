@@ -39,6 +39,13 @@ export const FAST_PATH_FIRST_CHUNK = 16 * 1024;
 /** Takes one line (to the session). */
 export type LineEmit = (line: SplitLine) => void;
 
+/** A line of the chunk being read, held to be read later: `[start, end)`, its number. */
+interface HeldLine {
+  start: number;
+  end: number;
+  lineNo: number;
+}
+
 export class FastLineReader {
   readonly #quiet: QuietLines;
   readonly #max: number;
@@ -59,7 +66,7 @@ export class FastLineReader {
    * and the quiet line glued to it, `#chunk[start, end)`, read only when no line of the run
    * after it sets the last line.
    */
-  #head: { start: number; end: number; lineNo: number } | undefined;
+  #head: HeldLine | undefined;
 
   /** The fast path read a chunk: it reads chunks of any size from now on (FAST_PATH_FIRST_CHUNK). */
   #takenUp = false;
@@ -236,6 +243,11 @@ export class FastLineReader {
     this.#take(line);
   };
 
+  /** Reads the whole line `#chunk[start, end)`, numbered `lineNo` (see #take). */
+  #takeBytes({ start, end, lineNo }: HeldLine): boolean {
+    return this.#take({ text: this.#chunk!.toString('utf8', start, end), lineNo, truncated: 0 });
+  }
+
   /** Reads one line; false when it changed nothing in the run after all (see QuietLines.noteFed). */
   #take(line: SplitLine): boolean {
     this.emit(line);
@@ -275,19 +287,19 @@ export class FastLineReader {
    * Reads what stands for the held run: its last line, and the ones before it while they turn
    * out blank (a blank line changes nothing). A repeat of the line read last (REPEAT) sets the
    * last line but not the time of activity: when one is met first, the last quiet line before it
-   * that is not blank is read first, then the repeat. Counts the rest as unread.
+   * that is not blank is read first, then the repeat. The rest of a line held before the run
+   * (#head) is read when no line of the run set the last line. Counts the rest as unread.
    */
   #release(): void {
     const count = this.#runLines;
     const head = this.#head;
     this.#head = undefined;
-    const chunk = this.#chunk!;
-    const readHead = (): boolean => head !== undefined && this.#take({ text: chunk.toString('utf8', head.start, head.end), lineNo: head.lineNo, truncated: 0 });
     if (count === 0) {
-      readHead();
+      if (head) this.#takeBytes(head);
       return;
     }
     this.#runLines = 0;
+    const chunk = this.#chunk!;
     const firstNo = this.splitter.nextLineNo;
     this.splitter.skipLines(count);
     let read = 0;
@@ -295,7 +307,7 @@ export class FastLineReader {
     const reference = this.#quiet.repeatReference;
     // A known bar's frame that moved only its counters is held as a repeat is (QuietLines.classify).
     const now = this.#now;
-    let repeat: { start: number; end: number; lineNo: number } | undefined;
+    let repeat: HeldLine | undefined;
     let end = this.#runEnd - 1;
     let stood = false;
     for (let k = count - 1; k >= 0; k--) {
@@ -312,16 +324,16 @@ export class FastLineReader {
         }
       } else {
         read++;
-        stood = this.#take({ text: chunk.toString('utf8', start, end), lineNo: firstNo + k, truncated: 0 });
+        stood = this.#takeBytes({ start, end, lineNo: firstNo + k });
         if (stood) break;
       }
       end = start - 1;
     }
     // No line of the run set the last line: the held rest of the line before it does.
-    if (!stood) readHead();
+    if (!stood && head) this.#takeBytes(head);
     if (repeat) {
       read++;
-      this.#take({ text: chunk.toString('utf8', repeat.start, repeat.end), lineNo: repeat.lineNo, truncated: 0 });
+      this.#takeBytes(repeat);
     }
     this.#unread += count - read;
   }
