@@ -116,7 +116,9 @@ train();
 
 /** Runs a watch under each way of starting the bin and keeps the code cache each one wrote. */
 function train() {
-  const shebang = /^#!\/usr\/bin\/env -S node(.*)$/m.exec(readFileSync(bin, 'utf8'))?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
+  // The node flags of the shebang: what follows `node` (an `-u NAME` and assignments before it are env's).
+  const shebang = /^#!\/usr\/bin\/env -S (?:\S+ )*?node((?: \S+)*)$/m.exec(readFileSync(bin, 'utf8'))?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
+  if (shebang.length === 0) throw new Error(`bundle-bin: no node flags found in the shebang of ${bin}`);
   mkdirSync(cacheDir, { recursive: true });
   for (const flags of [shebang, []]) {
     const state = mkdtempSync(join(tmpdir(), 'spinup-code-cache-'));

@@ -1,13 +1,21 @@
-#!/usr/bin/env -S node --v8-pool-size=0 --max-semi-space-size=2 --enable-experimental-regexp-engine-on-excessive-backtracks
+#!/usr/bin/env -S -u NODE_EXTRA_CA_CERTS SPINUP_NODE_CA=${NODE_EXTRA_CA_CERTS} node --v8-pool-size=0 --max-semi-space-size=2
 import { createRequire } from 'node:module';
-import { pinYoungGeneration, semiSpacesUnlimited } from '../io/young-generation.js';
+import { takeBackExtraCaCerts } from '../io/extra-ca-handover.js';
+import { pinYoungGeneration } from '../io/young-generation.js';
 import { loadCli } from './load-cli.js';
+
+// The shebang starts node without NODE_EXTRA_CA_CERTS: Node 20 parses that file and its own roots
+// at every start, about 45 ms with the Debian bundle, for TLS most commands never open. Its value
+// comes over in SPINUP_NODE_CA (env -S expands it before -u unsets it) and goes back into the
+// environment here, before anything reads it; spinup's https requests trust the file themselves
+// (io/extra-ca-handover.ts).
+takeBackExtraCaCerts();
 
 // A rule pattern in a user's pack that backtracks catastrophically, which the load-time check
 // could not see, falls back to V8's linear-time engine instead of stalling the watch on one line.
-// The shebang gives the flag; run some other way (`node dist/cli/bin.js`), it is set here,
-// before the CLI is compiled (V8's flags are part of what a code cache is checked against).
-// node:v8 is loaded only then: loading it cost a cold start about 1.5 ms.
+// Set here, before the CLI is compiled (V8's flags are part of what a code cache is checked
+// against) and before any pattern is made (V8 gives a pattern its fallback when it makes it); the
+// shebang has no room for it. Loading node:v8 for it costs a start about 1.5 ms.
 const REGEXP_FALLBACK = '--enable-experimental-regexp-engine-on-excessive-backtracks';
 // The shebang's --max-semi-space-size=2: reading a multi-GB log allocates fast, and a small
 // young generation keeps peak memory flat (about 80 MB; 100 MB with the default of 16, 92 MB
@@ -20,12 +28,9 @@ const REGEXP_FALLBACK = '--enable-experimental-regexp-engine-on-excessive-backtr
 // RSS fell 3 to 5 MB; the GB rows and a cold start were unchanged (0.97 to 1.01). Only Node reads
 // it, at start-up: run without the shebang, the pool is Node's default.
 // The shebang line stays under the 127 bytes kernels before 5.1 read of it (RHEL 8's 4.18).
-const regexpUnflagged = !process.execArgv.includes(REGEXP_FALLBACK);
-if (regexpUnflagged || semiSpacesUnlimited()) {
-  const { setFlagsFromString } = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
-  if (regexpUnflagged) setFlagsFromString(REGEXP_FALLBACK);
-  pinYoungGeneration(setFlagsFromString);
-}
+const { setFlagsFromString } = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
+if (!process.execArgv.includes(REGEXP_FALLBACK)) setFlagsFromString(REGEXP_FALLBACK);
+pinYoungGeneration(setFlagsFromString);
 
 // No top-level await: the build also makes this a CommonJS script (dist/cli/bin.cjs, the
 // package's bin), which starts without Node's ES module loader.

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { formatDuration } from '../core/duration.js';
+import { extraCaTrust } from '../io/extra-ca-certs.js';
 import { figuresFrom, fleetQuery, vectorOf, type FleetFigures, type QueryName, type VectorSample } from './fleet-queries.js';
 
 export interface FleetSource {
@@ -56,9 +57,12 @@ function query(base: URL, promql: string, secrets: { token?: string; ca?: Buffer
   const url = new URL(`api/v1/query?query=${encodeURIComponent(promql)}`, base);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (secrets.token) headers.authorization = `Bearer ${secrets.token}`;
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const secure = url.protocol === 'https:';
+  const request = secure ? httpsRequest : httpRequest;
+  // A CA file of its own is all this request trusts (as `ca` always is); else Node's roots and NODE_EXTRA_CA_CERTS's.
+  const trust = secrets.ca ? { ca: secrets.ca } : secure ? extraCaTrust() : {};
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', headers, signal, ...(secrets.ca ? { ca: secrets.ca } : {}) }, (res) => {
+    const req = request(url, { method: 'GET', headers, signal, ...trust }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { extraCaTrust } from './extra-ca-certs.js';
 import { systemClock } from './wall-clock.js';
 /** One health check. `ok` means the endpoint answered HTTP 200. */
 export interface ProbeResult {
@@ -29,10 +31,9 @@ export async function probeHealth(url: string, options: ProbeOptions): Promise<P
   if (options.signal?.aborted) controller.abort();
   options.signal?.addEventListener('abort', forward, { once: true });
   try {
-    const response = await fetch(url, { signal: controller.signal, redirect: 'manual' });
-    // Drain the body so the connection is released rather than held until garbage collection.
-    await response.arrayBuffer().catch(() => undefined);
-    return { ok: response.status === 200, status: response.status, at: systemClock.now() };
+    const { ca } = url.startsWith('https:') ? extraCaTrust() : {};
+    const status = ca ? await httpsStatus(url, ca, controller.signal) : await fetchStatus(url, controller.signal);
+    return { ok: status === 200, status, at: systemClock.now() };
   } catch (error) {
     const reason = timedOut ? `timeout after ${options.timeoutMs} ms` : describeFetchError(error);
     return { ok: false, error: reason, at: systemClock.now() };
@@ -40,6 +41,27 @@ export async function probeHealth(url: string, options: ProbeOptions): Promise<P
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', forward);
   }
+}
+
+async function fetchStatus(url: string, signal: AbortSignal): Promise<number> {
+  const response = await fetch(url, { signal, redirect: 'manual' });
+  // Drain the body so the connection is released rather than held until garbage collection.
+  await response.arrayBuffer().catch(() => undefined);
+  return response.status;
+}
+
+// Node 20's fetch takes no CAs: an https check that has to trust NODE_EXTRA_CA_CERTS's itself
+// (io/extra-ca-certs.ts) goes through node:https, a connection of its own each time, its body drained.
+function httpsStatus(url: string, ca: string[], signal: AbortSignal): Promise<number> {
+  const { get } = createRequire(import.meta.url)('node:https') as typeof import('node:https');
+  return new Promise((resolve, reject) => {
+    const req = get(url, { ca, signal, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
 }
 
 // fetch wraps the useful part (ECONNREFUSED, ENOTFOUND...) in `cause` behind a generic "fetch failed".
