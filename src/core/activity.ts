@@ -82,10 +82,14 @@ export class ActivityJudge {
   private lastIoAt: number | undefined;
   private lastCpuAt: number | undefined;
   private latestActivity: TreeActivity | undefined;
+  // Set by blind(), cleared by the next sample seen whole: while it is set no silence is judged, however
+  // long the next sample takes (samples come late on a loaded machine, and a gap past --idle was a stall).
+  private blinded = false;
 
   constructor(private readonly limits: SilenceLimits) {}
 
   push(sample: ActivitySample): void {
+    this.blinded = false;
     const previous = this.previous;
     this.previous = sample;
     if (!previous) {
@@ -103,6 +107,7 @@ export class ActivityJudge {
    * it, and the next sample starts afresh.
    */
   blind(wall: number): void {
+    this.blinded = true;
     this.previous = undefined;
     this.lastIoAt = this.lastCpuAt = wall;
     this.latestActivity = undefined;
@@ -118,7 +123,7 @@ export class ActivityJudge {
    * `limits`: those of the current stage (limitsInStage), else the judge's own.
    */
   judge(now: number, lastLineAt: number, limits: SilenceLimits = this.limits): ActivityStall | undefined {
-    if (this.lastIoAt === undefined || this.lastCpuAt === undefined) return undefined;
+    if (this.blinded || this.lastIoAt === undefined || this.lastCpuAt === undefined) return undefined;
     const ioQuietMs = now - Math.max(lastLineAt, this.lastIoAt);
     const quietMs = now - Math.max(lastLineAt, this.lastIoAt, this.lastCpuAt);
     if (quietMs >= limits.idleMs) {

@@ -70,6 +70,17 @@ describe('ActivityJudge with the default limits (--idle 5m, --spin 15m)', () => 
     expect(judge.judge(10 * MINUTE, 0)).toBeUndefined();
   });
 
+  it('blind, and the next sample late (a loaded machine): still no silence held against it, until a sample is seen whole', () => {
+    const judge = new ActivityJudge(DEFAULT_SILENCE_LIMITS);
+    judge.blind(MINUTE);
+    expect(judge.judge(MINUTE + DEFAULT_SILENCE_LIMITS.idleMs + 1_000, 0)).toBeUndefined();
+    // Seen whole again: the quiet counts from that sample, as after the first sample of a watch.
+    const seen = 2 * MINUTE + DEFAULT_SILENCE_LIMITS.idleMs;
+    judge.push({ wall: seen, readBytes: 0, writtenBytes: 0, cpuMs: 0 });
+    expect(judge.judge(seen + DEFAULT_SILENCE_LIMITS.idleMs - 1, 0)).toBeUndefined();
+    expect(judge.judge(seen + DEFAULT_SILENCE_LIMITS.idleMs, 0)).toMatchObject({ kind: 'idle' });
+  });
+
   it('run takes --idle and --spin, with 5m and 15m by default', () => {
     const parsed = (args: string[]) => parseRunArgs([...args, '--', 'server']);
     expect(parsed([])).toMatchObject({ kind: 'run', options: { silence: { idleMs: 5 * MINUTE, spinMs: 15 * MINUTE } } });
