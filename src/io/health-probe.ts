@@ -64,16 +64,14 @@ function httpsStatus(url: string, ca: string[], signal: AbortSignal): Promise<nu
   });
 }
 
-// fetch wraps the useful part (ECONNREFUSED, ENOTFOUND...) in `cause` behind a generic "fetch failed".
+// fetch wraps the useful part (ECONNREFUSED, ENOTFOUND...) in `cause` behind a generic "fetch failed";
+// node:https gives it as the error itself. Either way: its code, then its words.
 function describeFetchError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   if (error.name === 'AbortError') return 'aborted';
-  const cause = error.cause;
-  if (cause instanceof Error) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    return code !== undefined && !cause.message.includes(code) ? `${code}: ${cause.message}` : cause.message;
-  }
-  return error.message;
+  const useful = error.cause instanceof Error ? error.cause : error;
+  const code = (useful as NodeJS.ErrnoException).code;
+  return code !== undefined && !useful.message.includes(code) ? `${code}: ${useful.message}` : useful.message;
 }
 
 export interface HealthPollerOptions {

@@ -88,6 +88,12 @@ describe('NODE_EXTRA_CA_CERTS under the bin', () => {
     expect(untrusted.code).toBe(1);
     expect(untrusted.stderr).toMatch(/spinup: .*(certificate|SELF_SIGNED|UNABLE_TO)/i);
     expect(received).toHaveLength(0);
+
+    // A file that cannot be read is warned of, as node warns, once spinup's TLS needs it, and then ignored.
+    const missing = await run(packageBin, ['watch', '--no-follow', '--notify', hookUrl, failedLog], join(scratch, 'no-such-ca.pem'));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.match(/Ignoring extra certs from `[^`]*no-such-ca\.pem`, load failed: ENOENT/g)).toHaveLength(1);
+    expect(received).toHaveLength(0);
   });
 
   it('reaches the server under run as the user gave it, with nothing of the hand-over left', async () => {

@@ -68,6 +68,11 @@ describe("spinup's https requests", () => {
     expect(await postJson(new URL(`${base}/hook`), '{}', 5_000)).toMatch(/CERT|SELF_SIGNED|UNABLE_TO/);
   });
 
+  it('a handed-over file without the CA that signed the server: the https health check says why, code first', async () => {
+    takeBackExtraCaCerts({ [HANDED_OVER]: join(TLS, 'server-cert.pem') });
+    expect(await probeHealth(`${base}/health`, { timeoutMs: 5_000 })).toMatchObject({ ok: false, error: expect.stringMatching(/^[A-Z_]+: .*certificate/) });
+  });
+
   it('with the file handed over, a health check, a webhook and the fleet query trust it', async () => {
     takeBackExtraCaCerts({ [HANDED_OVER]: TEST_CA });
     expect(await probeHealth(`${base}/health`, { timeoutMs: 5_000 })).toEqual({ ok: true, status: 200, at: expect.any(Number) });
