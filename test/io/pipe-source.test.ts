@@ -90,6 +90,30 @@ describe('pipeSource', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('a writer that trickles (the pipe empty between its lines): every line, in order, each given as it comes', async () => {
+    // Each line finds the pipe empty: the socket waits and reads it, then a read on the thread
+    // pool finds it empty again (EAGAIN) and hands the waiting back to the socket.
+    const fd = await fifoFrom('fifo-5', 'for i in 1 2 3 4 5 6; do echo "line $i"; sleep 0.05; done > "$1"');
+    const chunks: string[] = [];
+    for await (const item of source(fd)) if (item.kind === 'data') chunks.push(item.chunk.toString());
+    expect(chunks.join('')).toBe('line 1\nline 2\nline 3\nline 4\nline 5\nline 6\n');
+    // Not held back to be given together: the lines came 50 ms apart.
+    expect(chunks.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('a signal in the middle of a flood ends it there, with no read left on the descriptor it closes', async () => {
+    const fd = await fifoFrom('fifo-6', `cat '${log}' '${log}' '${log}' > "$1"`);
+    const stop = new AbortController();
+    let given = 0;
+    for await (const item of source(fd, stop.signal)) {
+      if (item.kind !== 'data') continue;
+      given += item.chunk.length;
+      stop.abort();
+    }
+    expect(given).toBeGreaterThan(0);
+    expect(given).toBeLessThan(3 * bytes.length);
+  });
+
   it('tells a pipe from a file', async () => {
     const file = openSync(log, 'r');
     try {
