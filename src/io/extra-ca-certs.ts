@@ -1,6 +1,8 @@
 /**
  * What spinup's own https requests trust when the bin kept NODE_EXTRA_CA_CERTS from Node's start
  * (io/extra-ca-handover.ts says why): Node's roots and the file's CAs, what Node would have trusted.
+ * Not quite under NODE_OPTIONS=--use-openssl-ca, where Node's roots are the system's store: Node
+ * 20 cannot list that store, so those requests trust Node's own roots and the file's CAs instead.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
