@@ -57,10 +57,9 @@ function query(base: URL, promql: string, secrets: { token?: string; ca?: Buffer
   const url = new URL(`api/v1/query?query=${encodeURIComponent(promql)}`, base);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (secrets.token) headers.authorization = `Bearer ${secrets.token}`;
-  const secure = url.protocol === 'https:';
-  const request = secure ? httpsRequest : httpRequest;
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   // A CA file of its own is all this request trusts (as `ca` always is); else Node's roots and NODE_EXTRA_CA_CERTS's.
-  const trust = secrets.ca ? { ca: secrets.ca } : secure ? extraCaTrust() : {};
+  const trust = secrets.ca ? { ca: secrets.ca } : extraCaTrust(url);
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'GET', headers, signal, ...trust }, (res) => {
       let body = '';

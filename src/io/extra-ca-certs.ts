@@ -11,11 +11,13 @@ import { unloadedExtraCaFile } from './extra-ca-handover.js';
 let known: { file: string | undefined; trust: { ca?: string[] } } | undefined;
 
 /**
- * Options for an https request: `ca` with Node's roots and the CAs of NODE_EXTRA_CA_CERTS when
- * Node did not load that file itself; else none (Node's defaults, the file included). The file is
- * read once; one that cannot be read is warned of, as Node warns, and then ignored, as Node ignores it.
+ * Options for a request to `url`: for https, `ca` with Node's roots and the CAs of
+ * NODE_EXTRA_CA_CERTS when Node did not load that file itself; else none (Node's defaults, the
+ * file included). The file is read once; one that cannot be read is warned of, as Node warns,
+ * and then ignored, as Node ignores it.
  */
-export function extraCaTrust(): { ca?: string[] } {
+export function extraCaTrust(url: string | URL): { ca?: string[] } {
+  if (!String(url).startsWith('https:')) return {};
   const file = unloadedExtraCaFile();
   if (known === undefined || known.file !== file) known = { file, trust: file === undefined ? {} : trustWith(file) };
   return known.trust;

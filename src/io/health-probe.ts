@@ -31,7 +31,7 @@ export async function probeHealth(url: string, options: ProbeOptions): Promise<P
   if (options.signal?.aborted) controller.abort();
   options.signal?.addEventListener('abort', forward, { once: true });
   try {
-    const { ca } = url.startsWith('https:') ? extraCaTrust() : {};
+    const { ca } = extraCaTrust(url);
     const status = ca ? await httpsStatus(url, ca, controller.signal) : await fetchStatus(url, controller.signal);
     return { ok: status === 200, status, at: systemClock.now() };
   } catch (error) {

@@ -9,12 +9,11 @@ import { extraCaTrust } from './extra-ca-certs.js';
 
 /** Undefined when the receiver answered 2xx; else why not. */
 export function postJson(url: URL, body: string, timeoutMs: number): Promise<string | undefined> {
-  const secure = url.protocol === 'https:';
-  const request = secure ? httpsRequest : httpRequest;
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const deadline = AbortSignal.timeout(timeoutMs);
   const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
   return new Promise((resolve) => {
-    const req = request(url, { method: 'POST', headers, signal: deadline, ...(secure ? extraCaTrust() : {}) }, (res) => {
+    const req = request(url, { method: 'POST', headers, signal: deadline, ...extraCaTrust(url) }, (res) => {
       // The answer's body says nothing we use; reading it lets the connection end.
       res.resume();
       res.on('end', () => resolve(res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300 ? undefined : `the receiver answered HTTP ${res.statusCode}`));
